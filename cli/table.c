@@ -1,0 +1,61 @@
+/* table.c: readable tables of an estimate, drawn from its JSON. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static double num(const cJSON *o, const char *k) {
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(it) ? it->valuedouble : 0;
+}
+
+static const char *str(const cJSON *o, const char *k) {
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(it) ? it->valuestring : "";
+}
+
+int cli_print_estimate_table(FILE *out, const char *json) {
+    cJSON *e = cJSON_Parse(json);
+    if (!e) return 1;
+    fprintf(out, "%s\n", str(e, "summary"));
+    const cJSON *insts = cJSON_GetObjectItemCaseSensitive(e, "instances");
+    const cJSON *it;
+    fprintf(out, "\n%-16s %-10s %-10s %16s %16s\n", "instance", "role", "model", "params", "trainable");
+    cJSON_ArrayForEach(it, insts) {
+        fprintf(out, "%-16.16s %-10.10s %-10.10s %16.0f %16.0f\n", str(it, "name"), str(it, "role"), str(it, "model_type"),
+                num(it, "params_total"), num(it, "params_trainable"));
+    }
+    const cJSON *devs = cJSON_GetObjectItemCaseSensitive(e, "devices");
+    cJSON_ArrayForEach(it, devs) {
+        char a[32], r[32], s[32], u[32], h[32];
+        cli_fmt_gib(a, sizeof a, num(it, "peak_alloc_bytes"));
+        cli_fmt_gib(r, sizeof r, num(it, "peak_reserved_bytes"));
+        cli_fmt_gib(s, sizeof s, num(it, "nvidia_smi_bytes"));
+        cli_fmt_gib(u, sizeof u, num(it, "usable_bytes"));
+        cli_fmt_gib(h, sizeof h, num(it, "headroom_bytes"));
+        fprintf(out, "\nGPU %.0f: %s — %s (peak in %s)\n", num(it, "index"), str(it, "name"),
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "fits")) ? "FITS" : "DOES NOT FIT", str(it, "peak_phase"));
+        fprintf(out, "  PyTorch allocated (max_memory_allocated) %12s\n", a);
+        fprintf(out, "  PyTorch reserved                         %12s\n", r);
+        fprintf(out, "  nvidia-smi will show                     %12s\n", s);
+        fprintf(out, "  usable on this GPU                       %12s   headroom %s\n", u, h);
+        fprintf(out, "\n  %-28s %-12s %12s  %s\n", "component", "instance", "bytes", "how");
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(it, "components")) {
+            char b[32];
+            cli_fmt_gib(b, sizeof b, num(c, "bytes"));
+            fprintf(out, "  %-28.28s %-12.12s %12s  %s\n", str(c, "label"), str(c, "instance"), b, str(c, "explain"));
+        }
+        fprintf(out, "\n  phases:");
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(it, "phases")) {
+            char b[32];
+            cli_fmt_gib(b, sizeof b, num(c, "alloc_bytes"));
+            fprintf(out, "  %s %s", str(c, "name"), b);
+        }
+        fprintf(out, "\n");
+    }
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(e, "warnings")) fprintf(out, "\nwarning: %s\n", it->valuestring);
+    cJSON_Delete(e);
+    return 0;
+}

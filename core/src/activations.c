@@ -1,0 +1,287 @@
+/* activations.c: the tensors autograd saves for backward, per block and per token.
+ * Each family is written as the list of tensors its Hugging Face / timm forward keeps, with the
+ * op that keeps it. Cross-checked per layer against memory-facts.md §1.4 (measured, Llama layer:
+ * 49·sbh full bf16, 72.1·sbh LoRA, 2·sbh with checkpointing) and against the calibration records. */
+#include <string.h>
+
+#include "terms.h"
+
+/* Which SDPA backend PyTorch 2.11 picks (torch/nn/attention sdp_utils): flash needs fp16/bf16 and
+ * head_dim <= 256; mem-efficient takes fp32 but has no GQA kernel (memory-facts §1.2: "No available
+ * kernel"), so fp32 + GQA falls back to the math backend, which materializes the s×s probabilities. */
+static const char *sdpa_kernel(const vp_instance *in, int half, int gqa) {
+    if (in->attn == VP_ATTN_EAGER) return "eager";
+    if (half && in->arch.head_dim <= 256 && in->arch.head_dim % 8 == 0) return "flash";
+    if (!gqa) return "mem-efficient";
+    return "math";
+}
+
+/* One RMSNorm/LayerNorm over width w, given the dtype of the residual stream entering it.
+ * HF LlamaRMSNorm (modeling_llama.py L62-67): x.to(fp32) saved by pow/mul; the normalized tensor
+ * (cast back to the input dtype) saved by `weight *` when the weight trains. */
+static double norm_saved(double res_b, double w, int weight_trains, vp_norm kind) {
+    double b = 0;
+    if (kind == VP_NORM_RMS) {
+        b += 4.0 * w;                        /* fp32 copy of the input (the input itself if already fp32) */
+        if (weight_trains) b += res_b * w;   /* normalized, in the input dtype */
+        b += 4.0;                            /* rsqrt(variance) per token */
+    } else {
+        b += res_b * w + 8.0;                /* native_layer_norm saves input, mean and rstd */
+    }
+    return b;
+}
+
+static void decoder_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
+    const vp_arch *a = &in->arch;
+    double h = (double)a->hidden, qd = (double)(a->heads * a->head_dim), kvd = (double)(a->kv_heads * a->head_dim);
+    double f = (double)a->inter, s = (double)plan->seq, heads = (double)a->heads;
+    int amp = vp_is_amp(in), full = in->ft == VP_FT_FULL;
+    double adt = vp_dtype_bytes(vp_act_dtype(in));
+    double res = amp ? 4.0 : adt; /* residual stream dtype: fp32 master weights keep it fp32 under autocast */
+    int gqa = a->kv_heads != a->heads;
+    const char *kern = sdpa_kernel(in, adt < 4, gqa);
+    r->attn_kernel = kern;
+    int moe = a->experts > 0;
+    double fe = moe ? (double)a->expert_inter * (double)a->experts_per_tok : f;
+
+    double L = 0;
+    /* norms before attention and MLP (gemma2 adds two post-norms) */
+    L += (double)a->norms_per_layer * norm_saved(res, h, full, a->norm);
+    if (a->qk_norm) L += 2.0 * (4.0 * qd) ; /* qwen3 q_norm/k_norm: fp32 copies (k at a_kv heads, rounded up) */
+    /* inputs of the attention projections, saved only when their weights train */
+    if (full) {
+        if (amp) L += (a->fused_qkv ? 1.0 : 3.0) * 2.0 * h; /* autocast casts the input per linear */
+        else L += adt * h;                                /* q, k, v share one saved input */
+    }
+    /* attention core */
+    double attn_s = 0;
+    double kv_extra = 0, kv_total = 0;
+    if (!strcmp(kern, "flash") || !strcmp(kern, "mem-efficient")) {
+        /* saves q, k, v (k, v at a_kv heads with enable_gqa), out and the fp32 logsumexp */
+        L += adt * (qd + 2.0 * kvd) + adt * qd + 4.0 * heads;
+        /* o_proj input shares the SDPA output (flash returns the (b, s, a, d) layout) */
+        /* HF 5.x DynamicCache.update concatenates into fresh tensors: K and V copies; under autocast
+         * K is fp32 after RoPE (cos/sin follow the fp32 hidden states) */
+        kv_total = (amp ? 4.0 : adt) * kvd + adt * kvd;
+        kv_extra = kv_total;
+    } else if (!strcmp(kern, "math")) {
+        /* _scaled_dot_product_attention_math: repeat_interleave K,V to a heads, scale q and k, fp32
+         * probabilities (b, a, s, s) saved by the second matmul */
+        L += adt * qd * 3.0;      /* q·√scale, k·√scale, repeated v */
+        attn_s += adt * heads * s; /* softmax output, per token */
+        L += adt * qd;            /* o_proj input: contiguous copy of the transposed output */
+        kv_total = 2.0 * adt * kvd;
+        kv_extra = kv_total;
+    } else {
+        /* HF eager_attention_forward: repeat_kv (copies for GQA), softmax(dtype=fp32) saved, its
+         * bf16 cast saved by attn @ V, contiguous copy of the output for o_proj (memory-facts §1.2:
+         * "HF eager keeps 6as²b") */
+        L += adt * qd;                          /* q */
+        L += gqa ? 2.0 * adt * qd : 2.0 * adt * kvd; /* repeated k, v */
+        attn_s += 4.0 * heads * s + (adt < 4 ? adt * heads * s : 0.0);
+        if (a->attn_dropout > 0) attn_s += (1.0 + adt) * heads * s;
+        L += adt * qd;
+        kv_total = (amp ? 4.0 : adt) * kvd + adt * kvd;
+        kv_extra = gqa ? kv_total : (amp ? 4.0 * kvd : 0.0);
+    }
+    if (!full) {
+        /* frozen o_proj saves nothing, but the SDPA output is still saved by SDPA itself (counted) */
+    }
+    /* MLP */
+    if (full) {
+        if (amp) L += (a->fused_gate_up ? 1.0 : (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 2.0 : 1.0)) * 2.0 * h;
+        else L += adt * h;
+    }
+    if (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU) {
+        /* gate out (saved by act), act out and up out (saved by the product) */
+        L += 3.0 * adt * fe;
+        if (a->fused_gate_up) L += 0; /* phi3 chunks the fused output: same tensors as views */
+        if (full) L += adt * fe;      /* product = down_proj input */
+    } else {
+        L += adt * fe;                /* fc1 output saved by the activation */
+        if (full) L += adt * fe;      /* activation output = fc2 input */
+    }
+    if (moe) {
+        /* router logits (fp32 softmax), top-k weights, expert mask and gathered inputs
+         * (transformers 5.17 MixtralSparseMoeBlock; memory-facts §8) */
+        double E = (double)a->experts, k = (double)a->experts_per_tok;
+        L += 4.0 * E + 4.0 * E + 8.0 * k + adt * h * k * (full ? 1.0 : 0.0) + adt * h;
+    }
+    if (a->resid_dropout > 0) L += 2.0 * h; /* two residual dropout masks */
+    L += vp_lora_act_per_token_layer(in);
+    r->layer = L + attn_s;
+    r->layer_attn_s = attn_s;
+    r->kv_extra = kv_extra;
+    r->kv_total = kv_total;
+    r->ckpt_layer = res * h; /* non-reentrant checkpoint keeps the block input */
+    /* outside the blocks: final norm and the lm_head input */
+    r->outside = norm_saved(res, h, full, a->norm);
+    if (full) r->outside += amp ? 2.0 * h : adt * h;
+    /* one block's backward: gradients of its MLP intermediates and hidden state */
+    r->bwd_temp = 3.0 * adt * fe + 2.0 * res * h;
+    r->fwd_temp = 2.0 * adt * fe + 4.0 * heads * s * (!strcmp(kern, "eager") || !strcmp(kern, "math") ? 1.0 : 0.0);
+    r->tokens = plan->batch * plan->seq;
+    r->layers = a->layers;
+}
+
+/* GPT2Block (transformers models/gpt2/modeling_gpt2.py): LayerNorm, Conv1D c_attn (addmm saves its
+ * input), SDPA over views of the c_attn output, c_proj, dropouts (p = 0.1 by default), and the
+ * "gelu_new" activation written as Python ops (activations.py NewGELUActivation):
+ * 0.5·x·(1 + tanh(√(2/π)(x + 0.044715·x³))) keeps x (pow), tanh's output, 0.5·x and (1 + tanh).
+ * Under autocast, pow runs in fp32 (autocast fp32 op list), so those copies are fp32. */
+static void gpt2_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
+    const vp_arch *a = &in->arch;
+    double h = (double)a->hidden, f = (double)a->inter, s = (double)plan->seq, heads = (double)a->heads;
+    int amp = vp_is_amp(in), full = in->ft == VP_FT_FULL;
+    double adt = vp_dtype_bytes(vp_act_dtype(in));
+    double res = amp ? 4.0 : adt;
+    const char *kern = sdpa_kernel(in, adt < 4, 0);
+    r->attn_kernel = kern;
+    double L = 0, attn_s = 0;
+    L += 2.0 * (res * h + 8.0);                  /* ln_1, ln_2 inputs */
+    L += full ? 2.0 * (amp ? 2.0 : adt) * h : 0; /* c_attn and c_fc inputs (autocast casts) */
+    L += adt * 3.0 * h;                          /* q, k, v: one c_attn output storage */
+    if (!strcmp(kern, "eager")) {
+        /* matmul(q, kᵀ) scaled, softmax in fp32 under autocast (saved), dropout mask and output */
+        attn_s += 4.0 * heads * s;
+        if (a->attn_dropout > 0) attn_s += (1.0 + adt) * heads * s;
+        else if (adt < 4) attn_s += adt * heads * s;
+        L += adt * h; /* c_proj input: contiguous copy of the merged heads */
+    } else {
+        L += adt * h + 4.0 * heads; /* SDPA output (shared with c_proj input) + logsumexp */
+    }
+    double drop = a->resid_dropout > 0 ? 1.0 : 0.0;
+    L += 2.0 * drop * h;                          /* attention and MLP residual dropout masks */
+    if (a->gelu_python) {
+        double up = amp ? 4.0 : adt;              /* pow promotes to fp32 under autocast */
+        L += up * f /* x (pow) */ + up * f /* tanh out */ + adt * f /* 0.5·x */ + up * f /* 1 + tanh */;
+    } else {
+        L += adt * f;                             /* gelu input */
+    }
+    if (full) L += adt * f;                       /* c_proj input (the activation's output) */
+    r->layer = L + attn_s;
+    r->layer_attn_s = attn_s;
+    r->kv_total = 2.0 * adt * h; /* DynamicCache K, V copies (use_cache defaults to True) */
+    r->kv_extra = r->kv_total;
+    r->ckpt_layer = res * h;
+    r->outside = (a->embd_dropout > 0 ? 1.0 * h : 0.0) + res * h + 8.0 + (full ? (amp ? 2.0 : adt) * h : 0);
+    r->bwd_temp = 3.0 * adt * f + 2.0 * res * h;
+    r->fwd_temp = (amp ? 4.0 : adt) * f + (!strcmp(kern, "eager") ? 4.0 * heads * s : 0.0);
+    r->tokens = plan->batch * plan->seq;
+    r->layers = a->layers;
+}
+
+/* timm VisionTransformer Block: norm1, qkv Linear, F.scaled_dot_product_attention over views of the
+ * qkv output, transpose+reshape copy into proj, norm2, fc1, nn.GELU (saves its input), fc2. */
+static void vit_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
+    const vp_arch *a = &in->arch;
+    double h = (double)a->hidden, f = (double)a->inter, heads = (double)a->heads;
+    int64_t img = plan->image_size ? plan->image_size : a->image_size;
+    int64_t n = (img / a->patch_size) * (img / a->patch_size) + 1; /* patches + class token */
+    int amp = vp_is_amp(in), full = in->ft == VP_FT_FULL;
+    double adt = vp_dtype_bytes(vp_act_dtype(in));
+    double res = amp ? 4.0 : adt;
+    const char *kern = sdpa_kernel(in, adt < 4, 0);
+    r->attn_kernel = kern;
+    double L = 0, attn_s = 0;
+    L += 2.0 * (res * h + 8.0);
+    if (full) L += 2.0 * (amp ? 2.0 : adt) * h; /* qkv and fc1 inputs */
+    L += adt * 3.0 * h;                          /* q, k, v views of the qkv output */
+    if (!strcmp(kern, "eager")) {
+        attn_s += (4.0 + adt) * heads * (double)n;
+    } else {
+        L += adt * h + 4.0 * heads;              /* SDPA output + logsumexp */
+    }
+    L += adt * h;                                /* proj input: reshape copy of the transposed output */
+    L += adt * f;                                /* GELU input */
+    if (full) L += adt * f;                      /* fc2 input */
+    r->layer = L + attn_s;
+    r->layer_attn_s = attn_s;
+    r->ckpt_layer = res * h;
+    r->outside = res * h + 8.0 + (full ? (amp ? 2.0 : adt) * h : 0); /* final norm, head input (class token) */
+    r->outside = r->outside / (double)n + 4.0 * h; /* head sees one token per image; patch-embed output */
+    r->bwd_temp = 3.0 * adt * f + 2.0 * res * h;
+    r->fwd_temp = 2.0 * adt * f;
+    r->tokens = plan->batch * n;
+    r->layers = a->layers;
+}
+
+/* T5 (modeling_t5.py): T5LayerNorm (fp32 variance, weight * normalized), attention with the
+ * relative position bias added to the scores, softmax(scores.float()), dropout (0.1) everywhere.
+ * Encoder blocks run over seq tokens, decoder blocks over dec_seq tokens with cross-attention. */
+static void t5_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
+    const vp_arch *a = &in->arch;
+    double h = (double)a->hidden, f = (double)a->inter, inner = (double)(a->heads * a->head_dim);
+    double heads = (double)a->heads, se = (double)plan->seq, sd = (double)plan->dec_seq;
+    int amp = vp_is_amp(in), full = in->ft == VP_FT_FULL;
+    double adt = vp_dtype_bytes(vp_act_dtype(in));
+    double res = amp ? 4.0 : adt;
+    double drop = a->resid_dropout > 0 ? 1.0 : 0.0;
+    double cast = amp ? 2.0 : adt;
+    /* one attention: q,k,v inputs, q,k,v, scores softmax (fp32 with the fp32 position bias), dropout
+     * mask and output, attn @ V input cast, o input */
+    double attn_tok = (full ? 3.0 * cast * h : 0) + 3.0 * adt * inner + adt * inner + drop * h;
+    double ff_tok = (full ? cast * h : 0) + adt * f + drop * f + (full ? adt * f : 0) + drop * h;
+    double norm_tok = res * h * (full ? 2.0 : 1.0) + 4.0;
+    double s_terms = 4.0 + adt + (drop > 0 ? 1.0 + 4.0 : 0.0); /* softmax fp32, cast, mask, dropout out */
+    double enc = (double)a->layers * (2.0 * norm_tok + attn_tok + ff_tok) * se + (double)a->layers * s_terms * heads * se * se;
+    double dec = (double)a->dec_layers *
+                 ((3.0 * norm_tok + 2.0 * attn_tok + ff_tok) * sd + s_terms * heads * (sd * sd + sd * se) +
+                  2.0 * adt * inner * se /* cross-attention K, V of the encoder output */);
+    double tokens = se + sd;
+    r->tokens = plan->batch * (int64_t)tokens;
+    r->layers = 1;
+    r->layer = (enc + dec) / tokens;
+    r->layer_attn_s = 0;
+    r->ckpt_layer = res * h * (double)(a->layers + a->dec_layers) / tokens;
+    r->outside = 3.0 * res * h + 2.0 * h;
+    r->bwd_temp = 3.0 * adt * f + 2.0 * res * h + 4.0 * heads * se;
+    r->fwd_temp = 4.0 * heads * se;
+    r->attn_kernel = "eager";
+}
+
+/* CogVideoX blocks (diffusers cogvideox_transformer_3d.py): text and video tokens in one sequence
+ * through LayerNormZero modulation, attention (SDPA) with qk LayerNorm, GELU-tanh FeedForward. */
+static void dit_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
+    const vp_arch *a = &in->arch;
+    double h = (double)a->hidden, f = (double)a->inter, heads = (double)a->heads;
+    int64_t tokens = plan->seq;
+    if (!tokens) {
+        int64_t frames = (a->sample_frames - 1) / a->temporal_compression + 1;
+        tokens = frames * (a->sample_height / a->patch_size) * (a->sample_width / a->patch_size) + a->text_tokens;
+    }
+    int amp = vp_is_amp(in), full = in->ft == VP_FT_FULL;
+    double adt = vp_dtype_bytes(vp_act_dtype(in));
+    double res = amp ? 4.0 : adt;
+    const char *kern = sdpa_kernel(in, adt < 4, 0);
+    r->attn_kernel = kern;
+    double L = 0;
+    L += 2.0 * (res * h + 8.0) + 2.0 * 2.0 * adt * h;  /* LayerNorm inputs; modulation (scale, shift) products */
+    L += (full ? 3.0 : 1.0) * adt * h;                 /* q, k, v inputs (or one shared for frozen + adapters) */
+    L += 2.0 * (adt * h + 8.0);                         /* q, k LayerNorm inputs */
+    L += 3.0 * adt * h + adt * h + 4.0 * heads;         /* SDPA q, k, v, out, lse */
+    L += adt * h;                                       /* out projection input */
+    L += adt * f * 2.0;                                 /* GELU-tanh input and output (ff.net.2 input) */
+    L += adt * h;                                       /* gate multiplications */
+    if (in->ft == VP_FT_ADAPTER) L += adt * h + adt * (double)in->adapter_dim * 2.0; /* adapter input, bottleneck */
+    double attn_s = !strcmp(kern, "eager") ? (4.0 + adt) * heads * (double)tokens : 0;
+    r->layer = L + attn_s;
+    r->layer_attn_s = attn_s;
+    r->ckpt_layer = res * h;
+    r->outside = 2.0 * res * h;
+    r->bwd_temp = 3.0 * adt * f + 2.0 * res * h;
+    r->fwd_temp = 2.0 * adt * f;
+    r->tokens = plan->batch * tokens;
+    r->layers = a->layers;
+}
+
+void vp_activations_compute(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
+    memset(r, 0, sizeof *r);
+    switch (in->arch.kind) {
+    case VP_KIND_DECODER: decoder_acts(plan, in, r); break;
+    case VP_KIND_GPT2: gpt2_acts(plan, in, r); break;
+    case VP_KIND_VIT: vit_acts(plan, in, r); break;
+    case VP_KIND_T5: t5_acts(plan, in, r); break;
+    case VP_KIND_DIT: dit_acts(plan, in, r); break;
+    }
+}

@@ -1,0 +1,85 @@
+/* arch.h: the shapes of one model, derived from a Hugging Face config.json (hf_config.c),
+ * a preset (which is an HF config) or a custom description. Every field that changes a
+ * tensor shape lives here; nothing else in the core reads config.json. */
+#ifndef VP_ARCH_H
+#define VP_ARCH_H
+
+#include <stdint.h>
+#include "vramplan.h"
+
+typedef enum {
+    VP_KIND_DECODER = 0, /* llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, phi3, gemma, gemma2, custom */
+    VP_KIND_GPT2,        /* gpt2: learned positions, LayerNorm, GELU MLP with biases, Conv1D */
+    VP_KIND_T5,          /* t5: encoder-decoder, relative attention bias */
+    VP_KIND_VIT,         /* vit: patch embedding, LayerNorm, GELU MLP, classifier head */
+    VP_KIND_DIT          /* cogvideox-style diffusion transformer over video tokens */
+} vp_kind;
+
+typedef enum { VP_MLP_SWIGLU = 0, VP_MLP_GEGLU, VP_MLP_GELU, VP_MLP_RELU, VP_MLP_GATED_RELU } vp_mlp;
+typedef enum { VP_NORM_RMS = 0, VP_NORM_LAYER } vp_norm;
+
+typedef struct {
+    char model_type[24];
+    vp_kind kind;
+    int64_t hidden;      /* h */
+    int64_t layers;      /* L (encoder layers for t5) */
+    int64_t heads;       /* a */
+    int64_t kv_heads;    /* a_kv */
+    int64_t head_dim;    /* d */
+    int64_t inter;       /* f: MLP intermediate (dense layers) */
+    int64_t vocab;       /* v */
+    int tie;             /* lm_head shares the embedding matrix */
+    int qkv_bias;        /* q,k,v projections have biases (qwen2, gpt2, vit) */
+    int o_bias;          /* output projection has a bias */
+    int mlp_bias;        /* MLP linears have biases */
+    vp_mlp mlp;
+    vp_norm norm;
+    int norms_per_layer; /* 2; gemma2 has 4 (pre and post norms) */
+    int qk_norm;         /* qwen3: RMSNorm(head_dim) on q and k */
+    int fused_qkv;       /* phi3: one qkv_proj; gpt2 c_attn; vit qkv */
+    int fused_gate_up;   /* phi3 gate_up_proj */
+    int64_t positions;   /* learned absolute position embeddings (gpt2 n_positions), 0 if none */
+    /* mixture of experts */
+    int64_t experts;           /* 0 = dense */
+    int64_t experts_per_tok;   /* top-k */
+    int64_t expert_inter;      /* per-expert intermediate size */
+    int64_t shared_expert_inter; /* qwen2_moe shared expert (0 = none) */
+    int64_t moe_layers;        /* number of sparse layers (qwen2_moe decoder_sparse_step) */
+    /* t5 */
+    int64_t dec_layers;
+    int64_t rel_buckets;
+    /* vision */
+    int64_t image_size, patch_size, channels, labels;
+    /* diffusion transformer (cogvideox) */
+    int64_t text_embed_dim, time_embed_dim, in_channels, out_channels, text_tokens;
+    int64_t sample_frames, sample_height, sample_width, temporal_compression;
+    /* training-time dropout probabilities that create saved masks */
+    double attn_dropout, resid_dropout, embd_dropout;
+    int gelu_python;     /* gpt2 "gelu_new": NewGELUActivation written as Python ops */
+    double final_logit_softcap; /* gemma2: extra elementwise ops over the logits */
+} vp_arch;
+
+/* Parse a Hugging Face config.json object (cJSON *) into arch. path names the object in errors. */
+struct cJSON;
+vp_status vp_arch_from_hf(const struct cJSON *cfg, const char *path, vp_arch *out, vp_error *err);
+vp_status vp_arch_from_custom(const struct cJSON *cfg, const char *path, vp_arch *out, vp_error *err);
+
+/* Parameter counts by module group (params.c). */
+typedef struct {
+    int64_t embed;      /* token (+ position) embeddings, patch embedding, cls/pos tokens */
+    int64_t lm_head;    /* 0 when tied */
+    int64_t per_layer_attn;
+    int64_t per_layer_mlp;   /* dense layer MLP, or one MoE layer's experts + router + shared */
+    int64_t per_layer_norm;
+    int64_t layers_total;    /* all transformer blocks (t5: encoder + decoder) */
+    int64_t final_norm;
+    int64_t other;           /* t5 relative biases, vit head, dit embedders */
+    int64_t linear_in_layers;/* parameters of matmul weights inside the blocks (autocast casts them) */
+    int64_t total;
+    int64_t largest_layer;   /* largest single block or embedding, for ZeRO-3 gathers */
+    int64_t largest_tensor;  /* largest single parameter tensor (for-loop optimizer temporaries) */
+} vp_param_counts;
+
+vp_status vp_count_params(const vp_arch *a, vp_param_counts *out, vp_error *err);
+
+#endif

@@ -1,0 +1,102 @@
+/* lora.c: LoRA adapter parameters and the activations PEFT's lora.Linear saves.
+ * Parameters: PEFT LoraLayer.update_layer (peft src/peft/tuners/lora/layer.py L255-264):
+ *   lora_A = Linear(in, r, bias=False), lora_B = Linear(r, out)  ->  r·(in + out) per module.
+ * Activations: lora.Linear.forward (same file, L1035-1075): x is cast to the adapter dtype
+ * (_cast_input_dtype), passed through Dropout (bool mask saved when p > 0), lora_A saves its
+ * input, lora_B saves lora_A's output (memory-facts.md §4.2, measured in §1.4). */
+#include "terms.h"
+
+typedef struct {
+    unsigned bit;
+    int64_t in, out;
+} lora_mod;
+
+/* The adaptable linears of one block, with their (in, out) widths. */
+static int block_modules(const vp_instance *inst, lora_mod *m) {
+    const vp_arch *a = &inst->arch;
+    int64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+    int64_t f = a->experts ? a->expert_inter * a->experts_per_tok : a->inter;
+    int n = 0;
+    if (a->kind == VP_KIND_DECODER) {
+        if (a->fused_qkv) {
+            m[n++] = (lora_mod){VP_T_QKV, h, q + 2 * kv};
+        } else {
+            m[n++] = (lora_mod){VP_T_Q, h, q};
+            m[n++] = (lora_mod){VP_T_K, h, kv};
+            m[n++] = (lora_mod){VP_T_V, h, kv};
+        }
+        m[n++] = (lora_mod){VP_T_O, q, h};
+        if (a->experts) return n; /* expert linears are not adapted by name in PEFT's defaults */
+        if (a->fused_gate_up) {
+            m[n++] = (lora_mod){VP_T_GATE_UP, h, 2 * f};
+        } else if (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU) {
+            m[n++] = (lora_mod){VP_T_GATE, h, f};
+            m[n++] = (lora_mod){VP_T_UP, h, f};
+        } else {
+            m[n++] = (lora_mod){VP_T_FC1, h, f};
+        }
+        m[n++] = (lora_mod){(a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU) ? VP_T_DOWN : VP_T_FC2, f, h};
+    } else if (a->kind == VP_KIND_T5) {
+        m[n++] = (lora_mod){VP_T_Q, h, q};
+        m[n++] = (lora_mod){VP_T_K, h, q};
+        m[n++] = (lora_mod){VP_T_V, h, q};
+        m[n++] = (lora_mod){VP_T_O, q, h};
+        m[n++] = (lora_mod){VP_T_FC1, h, f};
+        m[n++] = (lora_mod){VP_T_FC2, f, h};
+    } else {
+        /* gpt2 c_attn / vit qkv (fused), output projection, fc1, fc2; dit to_q/k/v/out, ff */
+        if (a->kind == VP_KIND_DIT) {
+            m[n++] = (lora_mod){VP_T_Q, h, h};
+            m[n++] = (lora_mod){VP_T_K, h, h};
+            m[n++] = (lora_mod){VP_T_V, h, h};
+        } else {
+            m[n++] = (lora_mod){VP_T_QKV, h, 3 * h};
+        }
+        m[n++] = (lora_mod){VP_T_O, h, h};
+        m[n++] = (lora_mod){VP_T_FC1, h, f};
+        m[n++] = (lora_mod){VP_T_FC2, f, h};
+    }
+    return n;
+}
+
+int64_t vp_lora_layers(const vp_instance *in) {
+    const vp_arch *a = &in->arch;
+    return a->kind == VP_KIND_T5 ? a->layers + a->dec_layers : a->layers;
+}
+
+int64_t vp_lora_params_per_layer(const vp_instance *in) {
+    if (in->ft != VP_FT_LORA && in->ft != VP_FT_QLORA) return 0;
+    lora_mod m[12];
+    int n = block_modules(in, m);
+    int64_t p = 0;
+    for (int i = 0; i < n; i++)
+        if (in->lora_targets & m[i].bit) p += in->lora_r * (m[i].in + m[i].out);
+    /* MoE blocks: every expert's linears when the expert names are targeted */
+    return p;
+}
+
+double vp_lora_act_per_token_layer(const vp_instance *in) {
+    if (in->ft != VP_FT_LORA && in->ft != VP_FT_QLORA) return 0;
+    lora_mod m[12];
+    int n = block_modules(in, m);
+    double adt = vp_dtype_bytes(vp_act_dtype(in));
+    double ldt = vp_dtype_bytes(in->lora_dtype);
+    int cast = ldt != adt;
+    double bytes = 0;
+    int shared_input_saved[3] = {0, 0, 0}; /* without cast or dropout, modules sharing x save it once */
+    for (int i = 0; i < n; i++) {
+        if (!(in->lora_targets & m[i].bit)) continue;
+        double w = (double)m[i].in;
+        if (in->lora_dropout > 0) {
+            bytes += ldt * w + 1.0 * w; /* Dropout output (saved by lora_A) + bool mask */
+        } else if (cast) {
+            bytes += ldt * w;           /* x.to(adapter dtype): a fresh copy per module */
+        } else {
+            int g = (m[i].bit & (VP_T_Q | VP_T_K | VP_T_V | VP_T_QKV)) ? 0 : (m[i].bit & (VP_T_GATE | VP_T_UP | VP_T_GATE_UP | VP_T_FC1)) ? 1 : 2;
+            if (g == 2 || !shared_input_saved[g]) bytes += adt * w; /* lora_A saves x itself */
+            shared_input_saved[g] = 1;
+        }
+        bytes += ldt * (double)in->lora_r; /* lora_A output, saved by lora_B */
+    }
+    return bytes;
+}

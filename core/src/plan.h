@@ -1,0 +1,78 @@
+/* plan.h: the validated, internal form of a vramplan/plan@1 document (plan_parse.c). */
+#ifndef VP_PLAN_H
+#define VP_PLAN_H
+
+#include "arch.h"
+#include "gpu.h"
+
+typedef enum { VP_MODE_TRAIN = 0, VP_MODE_INFER } vp_mode;
+typedef enum { VP_PREC_FP32 = 0, VP_PREC_AMP_BF16, VP_PREC_AMP_FP16, VP_PREC_BF16, VP_PREC_FP16, VP_PREC_FP8 } vp_precision;
+typedef enum { VP_QUANT_NONE = 0, VP_QUANT_INT8, VP_QUANT_NF4, VP_QUANT_FP4 } vp_quant;
+typedef enum { VP_FT_FULL = 0, VP_FT_LORA, VP_FT_QLORA, VP_FT_ADAPTER, VP_FT_FROZEN } vp_ft;
+typedef enum {
+    VP_OPT_ADAMW = 0, VP_OPT_ADAM, VP_OPT_SGD, VP_OPT_SGD_MOMENTUM, VP_OPT_ADAFACTOR, VP_OPT_LION,
+    VP_OPT_ADAMW_8BIT, VP_OPT_PAGED_ADAMW, VP_OPT_PAGED_ADAMW_8BIT
+} vp_optimizer;
+typedef enum { VP_IMPL_FOREACH = 0, VP_IMPL_FUSED, VP_IMPL_FORLOOP } vp_opt_impl;
+typedef enum { VP_ATTN_SDPA = 0, VP_ATTN_FLASH, VP_ATTN_EAGER } vp_attn;
+typedef enum { VP_ACT_TRAIN = 0, VP_ACT_NO_GRAD, VP_ACT_KEEP_GRAPH } vp_act;
+typedef enum {
+    VP_ROLE_TRAINED = 0, VP_ROLE_REFERENCE, VP_ROLE_TEACHER, VP_ROLE_EMA, VP_ROLE_REWARD, VP_ROLE_CRITIC,
+    VP_ROLE_EDITOR, VP_ROLE_FUNCTIONAL_COPY, VP_ROLE_CUSTOM
+} vp_role;
+typedef enum { VP_DT_FP32 = 0, VP_DT_BF16, VP_DT_FP16, VP_DT_FP8, VP_DT_INT8 } vp_dtype;
+
+/* LoRA target module bits (PEFT target_modules names). */
+enum {
+    VP_T_Q = 1 << 0, VP_T_K = 1 << 1, VP_T_V = 1 << 2, VP_T_O = 1 << 3,
+    VP_T_GATE = 1 << 4, VP_T_UP = 1 << 5, VP_T_DOWN = 1 << 6,
+    VP_T_QKV = 1 << 7,     /* phi3 qkv_proj, gpt2 c_attn, vit qkv */
+    VP_T_GATE_UP = 1 << 8, /* phi3 gate_up_proj */
+    VP_T_FC1 = 1 << 9, VP_T_FC2 = 1 << 10, VP_T_LM_HEAD = 1 << 11
+};
+
+/* Module groups a full fine-tune can freeze. */
+enum { VP_FREEZE_EMBED = 1, VP_FREEZE_LM_HEAD = 2, VP_FREEZE_ATTN = 4, VP_FREEZE_MLP = 8, VP_FREEZE_NORMS = 16 };
+
+extern const char *const vp_role_names[];
+extern const char *const vp_precision_names[];
+
+typedef struct {
+    char name[48];
+    vp_role role;
+    vp_arch arch;
+    vp_param_counts pc;
+    vp_precision precision;
+    vp_quant quant;
+    int double_quant;
+    vp_ft ft;
+    int64_t lora_r;
+    double lora_alpha, lora_dropout;
+    vp_dtype lora_dtype;
+    unsigned lora_targets;
+    int64_t adapter_dim;
+    unsigned freeze;
+    vp_optimizer optimizer;
+    vp_opt_impl impl;
+    int64_t gc_every;
+    vp_attn attn;
+    vp_act activations;
+    int64_t passes;
+    int device;          /* GPU index, or -1 = CPU */
+    int pinned;
+    int shares_weights_with; /* index of another instance whose weights this one runs through, or -1 */
+    int logprobs_fp32;   /* the instance's logits are upcast to fp32 for a log-softmax (DPO reference) */
+} vp_instance;
+
+typedef struct vp_plan {
+    vp_mode mode;
+    int64_t batch, seq, grad_accum, new_tokens, dec_seq, image_size;
+    vp_dtype kv_dtype;
+    int n_instances;
+    vp_instance inst[VP_MAX_INSTANCES];
+    vp_gpu gpu;
+    int64_t gpu_count;
+    int64_t dp, tp, pp, zero;
+} vp_plan;
+
+#endif

@@ -1,0 +1,441 @@
+/* plan_parse.c: vramplan/plan@1 JSON -> vp_plan, strictly (docs/schema/plan.md).
+ * Unknown fields are errors; every error names the JSON path of the field. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "registry.h"
+#include "util.h"
+
+const char *const vp_role_names[] = {"trained", "reference", "teacher", "ema", "reward", "critic",
+                                     "editor", "functional_copy", "custom", NULL};
+const char *const vp_precision_names[] = {"fp32", "amp_bf16", "amp_fp16", "bf16", "fp16", "fp8", NULL};
+static const char *const k_quant[] = {"none", "int8", "nf4", "fp4", NULL};
+static const char *const k_ft[] = {"full", "lora", "qlora", "adapter", "frozen", NULL};
+static const char *const k_opt[] = {"adamw", "adam", "sgd", "sgd_momentum", "adafactor", "lion",
+                                    "adamw_8bit", "paged_adamw", "paged_adamw_8bit", NULL};
+static const char *const k_impl[] = {"foreach", "fused", "forloop", NULL};
+static const char *const k_attn[] = {"sdpa", "flash", "eager", NULL};
+static const char *const k_act[] = {"train", "no_grad", "keep_graph", NULL};
+static const char *const k_dtype[] = {"fp32", "bf16", "fp16", "fp8", "int8", NULL};
+static const char *const k_mode[] = {"train", "infer", NULL};
+
+#define MAX_TOKENS 16777216LL /* 16M tokens per sequence */
+#define MAX_BATCH 1048576LL
+
+static vp_status parse_targets(const cJSON *arr, const char *path, unsigned *out, vp_error *err) {
+    static const struct { const char *name; unsigned bit; } names[] = {
+        {"q_proj", VP_T_Q}, {"k_proj", VP_T_K}, {"v_proj", VP_T_V}, {"o_proj", VP_T_O},
+        {"gate_proj", VP_T_GATE}, {"up_proj", VP_T_UP}, {"down_proj", VP_T_DOWN},
+        {"qkv_proj", VP_T_QKV}, {"gate_up_proj", VP_T_GATE_UP}, {"c_attn", VP_T_QKV}, {"qkv", VP_T_QKV},
+        {"c_proj", VP_T_O}, {"proj", VP_T_O}, {"c_fc", VP_T_FC1}, {"fc1", VP_T_FC1}, {"fc2", VP_T_FC2},
+        {"q", VP_T_Q}, {"k", VP_T_K}, {"v", VP_T_V}, {"o", VP_T_O}, {"wi", VP_T_FC1}, {"wo", VP_T_FC2},
+        {"to_q", VP_T_Q}, {"to_k", VP_T_K}, {"to_v", VP_T_V}, {"to_out.0", VP_T_O},
+        {"dense", VP_T_O}, {"lm_head", VP_T_LM_HEAD}, {"all-linear", 0xFFFu & ~(unsigned)VP_T_LM_HEAD}};
+    if (!cJSON_IsArray(arr)) return vp_fail(err, VP_ERR_FIELD, path, "%s must be an array of module names", path);
+    unsigned bits = 0;
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr) {
+        char ip[128];
+        vp_path_index(ip, sizeof ip, path, i++);
+        if (!cJSON_IsString(it)) return vp_fail(err, VP_ERR_FIELD, ip, "%s must be a string", ip);
+        int found = 0;
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+            if (!strcmp(names[k].name, it->valuestring)) {
+                bits |= names[k].bit;
+                found = 1;
+            }
+        if (!found) {
+            char shown[40];
+            vp_strlcpy(shown, it->valuestring, sizeof shown);
+            return vp_fail(err, VP_ERR_UNSUPPORTED, ip,
+                           "%s: unknown module \"%s\" (e.g. q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, "
+                           "down_proj, qkv_proj, gate_up_proj, c_attn, all-linear)", ip, shown);
+        }
+    }
+    if (!bits) return vp_fail(err, VP_ERR_FIELD, path, "%s must name at least one module", path);
+    *out = bits;
+    return VP_OK;
+}
+
+static vp_status parse_model(const cJSON *m, const char *p, const vp_registry *reg, vp_instance *in, vp_error *err) {
+    static const char *const keys[] = {"preset", "hf_config", "custom", NULL};
+    vp_status st;
+    if (!cJSON_IsObject(m)) return vp_fail(err, VP_ERR_FIELD, p, "%s must be an object with preset, hf_config or custom", p);
+    if ((st = vp_json_only_keys(m, p, keys, err))) return st;
+    char path[128];
+    const cJSON *preset = cJSON_GetObjectItemCaseSensitive(m, "preset");
+    const cJSON *hf = cJSON_GetObjectItemCaseSensitive(m, "hf_config");
+    const cJSON *custom = cJSON_GetObjectItemCaseSensitive(m, "custom");
+    int n = !!preset + !!hf + !!custom;
+    if (n != 1) return vp_fail(err, VP_ERR_FIELD, p, "%s needs exactly one of preset, hf_config, custom", p);
+    if (preset) {
+        vp_path_key(path, sizeof path, p, "preset");
+        if (!cJSON_IsString(preset)) return vp_fail(err, VP_ERR_FIELD, path, "%s must be a preset id string", path);
+        const cJSON *entry = vp_registry_model(reg, preset->valuestring);
+        if (!entry) {
+            char shown[48];
+            vp_strlcpy(shown, preset->valuestring, sizeof shown);
+            return vp_fail(err, VP_ERR_UNSUPPORTED, path, "%s: no preset model \"%s\" (list them with `vramplan models`)",
+                           path, shown);
+        }
+        const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(entry, "config");
+        char cpath[160];
+        snprintf(cpath, sizeof cpath, "preset %s config", preset->valuestring);
+        if ((st = vp_arch_from_hf(cfg, cpath, &in->arch, err))) return st;
+        return VP_OK;
+    }
+    if (hf) {
+        vp_path_key(path, sizeof path, p, "hf_config");
+        return vp_arch_from_hf(hf, path, &in->arch, err);
+    }
+    vp_path_key(path, sizeof path, p, "custom");
+    return vp_arch_from_custom(custom, path, &in->arch, err);
+}
+
+static vp_status parse_finetune(const cJSON *f, const char *p, vp_instance *in, vp_error *err) {
+    static const char *const keys[] = {"method", "lora", "adapter", "freeze", NULL};
+    static const char *const lkeys[] = {"r", "alpha", "dropout", "dtype", "targets", NULL};
+    static const char *const akeys[] = {"dim", NULL};
+    vp_status st;
+    if ((st = vp_json_only_keys(f, p, keys, err))) return st;
+    int ft = (int)in->ft;
+    if ((st = vp_json_opt_enum(f, p, "method", k_ft, &ft, err))) return st;
+    in->ft = (vp_ft)ft;
+    char path[128];
+    const cJSON *lora = cJSON_GetObjectItemCaseSensitive(f, "lora");
+    if (lora) {
+        vp_path_key(path, sizeof path, p, "lora");
+        if ((st = vp_json_only_keys(lora, path, lkeys, err))) return st;
+        if ((st = vp_json_opt_int(lora, path, "r", 1, 65536, &in->lora_r, err))) return st;
+        in->lora_alpha = 2.0 * (double)in->lora_r;
+        if ((st = vp_json_opt_num(lora, path, "alpha", 0, 1e9, &in->lora_alpha, err))) return st;
+        if ((st = vp_json_opt_num(lora, path, "dropout", 0, 0.999, &in->lora_dropout, err))) return st;
+        int dt = (int)in->lora_dtype;
+        if ((st = vp_json_opt_enum(lora, path, "dtype", k_dtype, &dt, err))) return st;
+        in->lora_dtype = (vp_dtype)dt;
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(lora, "targets");
+        if (t) {
+            char tp[128];
+            vp_path_key(tp, sizeof tp, path, "targets");
+            if ((st = parse_targets(t, tp, &in->lora_targets, err))) return st;
+        }
+    }
+    const cJSON *ad = cJSON_GetObjectItemCaseSensitive(f, "adapter");
+    if (ad) {
+        vp_path_key(path, sizeof path, p, "adapter");
+        if ((st = vp_json_only_keys(ad, path, akeys, err))) return st;
+        if ((st = vp_json_opt_int(ad, path, "dim", 1, 1048576, &in->adapter_dim, err))) return st;
+    }
+    const cJSON *fr = cJSON_GetObjectItemCaseSensitive(f, "freeze");
+    if (fr) {
+        static const char *const groups[] = {"embeddings", "lm_head", "attention", "mlp", "norms", NULL};
+        vp_path_key(path, sizeof path, p, "freeze");
+        if (!cJSON_IsArray(fr)) return vp_fail(err, VP_ERR_FIELD, path, "%s must be an array", path);
+        int i = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, fr) {
+            char ip[128];
+            vp_path_index(ip, sizeof ip, path, i++);
+            int found = -1;
+            if (cJSON_IsString(it))
+                for (int k = 0; groups[k]; k++)
+                    if (!strcmp(groups[k], it->valuestring)) found = k;
+            if (found < 0)
+                return vp_fail(err, VP_ERR_UNSUPPORTED, ip,
+                               "%s must be one of embeddings, lm_head, attention, mlp, norms", ip);
+            in->freeze |= 1u << found;
+        }
+    }
+    return VP_OK;
+}
+
+static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry *reg, vp_mode mode,
+                                vp_instance *in, vp_error *err) {
+    static const char *const keys[] = {"name", "role", "model", "precision", "quant", "double_quant", "finetune",
+                                       "optimizer", "grad_ckpt", "attn", "activations", "passes", "placement",
+                                       "shares_weights_with", "logprobs_fp32", NULL};
+    vp_status st;
+    char path[128];
+    if (!cJSON_IsObject(o)) return vp_fail(err, VP_ERR_FIELD, p, "%s must be an object", p);
+    if ((st = vp_json_only_keys(o, p, keys, err))) return st;
+    /* defaults (docs/schema/plan.md) */
+    in->role = VP_ROLE_TRAINED;
+    in->precision = mode == VP_MODE_TRAIN ? VP_PREC_AMP_BF16 : VP_PREC_BF16;
+    in->ft = VP_FT_FULL;
+    in->lora_r = 16;
+    in->lora_alpha = 32;
+    in->lora_dropout = 0.05;
+    in->lora_dtype = VP_DT_FP32;
+    in->lora_targets = VP_T_Q | VP_T_K | VP_T_V | VP_T_O | VP_T_GATE | VP_T_UP | VP_T_DOWN | VP_T_QKV | VP_T_GATE_UP;
+    in->adapter_dim = 64;
+    in->optimizer = VP_OPT_ADAMW;
+    in->impl = VP_IMPL_FOREACH;
+    in->attn = VP_ATTN_SDPA;
+    in->passes = 1;
+    in->shares_weights_with = -1;
+
+    if ((st = vp_json_opt_str(o, p, "name", in->name, sizeof in->name, err))) return st;
+    int role = 0;
+    if ((st = vp_json_opt_enum(o, p, "role", vp_role_names, &role, err))) return st;
+    in->role = (vp_role)role;
+    if (!in->name[0]) vp_strlcpy(in->name, vp_role_names[role], sizeof in->name);
+    vp_path_key(path, sizeof path, p, "model");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "model");
+    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(o, "shares_weights_with");
+    if (!m && !sw) return vp_fail(err, VP_ERR_FIELD, path, "missing required field %s", path);
+    if (m && (st = parse_model(m, path, reg, in, err))) return st;
+    int prec = (int)in->precision;
+    if ((st = vp_json_opt_enum(o, p, "precision", vp_precision_names, &prec, err))) return st;
+    in->precision = (vp_precision)prec;
+    int q = 0;
+    if ((st = vp_json_opt_enum(o, p, "quant", k_quant, &q, err))) return st;
+    in->quant = (vp_quant)q;
+    if ((st = vp_json_opt_bool(o, p, "double_quant", &in->double_quant, err))) return st;
+    /* trained roles learn; the others run frozen (a reference, teacher or EMA copy has no optimizer) */
+    int trains = in->role == VP_ROLE_TRAINED || in->role == VP_ROLE_CRITIC || in->role == VP_ROLE_EDITOR ||
+                 in->role == VP_ROLE_CUSTOM;
+    if (!trains || mode == VP_MODE_INFER) in->ft = VP_FT_FROZEN;
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "finetune");
+    if (f) {
+        vp_path_key(path, sizeof path, p, "finetune");
+        if ((st = parse_finetune(f, path, in, err))) return st;
+    }
+    if (in->ft == VP_FT_QLORA && in->quant == VP_QUANT_NONE) in->quant = VP_QUANT_NF4;
+    if (in->quant != VP_QUANT_NONE && in->ft == VP_FT_FULL) {
+        vp_path_key(path, sizeof path, p, "quant");
+        return vp_fail(err, VP_ERR_FIELD, path,
+                       "%s: quantized weights are frozen; use finetune.method lora/qlora/adapter/frozen", path);
+    }
+    const cJSON *opt = cJSON_GetObjectItemCaseSensitive(o, "optimizer");
+    if (opt) {
+        static const char *const okeys[] = {"name", "impl", NULL};
+        vp_path_key(path, sizeof path, p, "optimizer");
+        if ((st = vp_json_only_keys(opt, path, okeys, err))) return st;
+        int on = 0, im = 0;
+        if ((st = vp_json_opt_enum(opt, path, "name", k_opt, &on, err))) return st;
+        if ((st = vp_json_opt_enum(opt, path, "impl", k_impl, &im, err))) return st;
+        in->optimizer = (vp_optimizer)on;
+        in->impl = (vp_opt_impl)im;
+    }
+    const cJSON *gc = cJSON_GetObjectItemCaseSensitive(o, "grad_ckpt");
+    if (gc) {
+        static const char *const gkeys[] = {"every", NULL};
+        vp_path_key(path, sizeof path, p, "grad_ckpt");
+        if (cJSON_IsBool(gc)) {
+            in->gc_every = cJSON_IsTrue(gc) ? 1 : 0;
+        } else {
+            if ((st = vp_json_only_keys(gc, path, gkeys, err))) return st;
+            if ((st = vp_json_opt_int(gc, path, "every", 0, 4096, &in->gc_every, err))) return st;
+        }
+    }
+    int at = 0;
+    if ((st = vp_json_opt_enum(o, p, "attn", k_attn, &at, err))) return st;
+    in->attn = (vp_attn)at;
+    int act = (trains && mode == VP_MODE_TRAIN) ? VP_ACT_TRAIN : VP_ACT_NO_GRAD;
+    if ((st = vp_json_opt_enum(o, p, "activations", k_act, &act, err))) return st;
+    in->activations = (vp_act)act;
+    if ((st = vp_json_opt_int(o, p, "passes", 1, 1024, &in->passes, err))) return st;
+    if ((st = vp_json_opt_bool(o, p, "logprobs_fp32", &in->logprobs_fp32, err))) return st;
+    const cJSON *pl = cJSON_GetObjectItemCaseSensitive(o, "placement");
+    if (pl) {
+        static const char *const pkeys[] = {"device", "pinned", "sharded", NULL};
+        vp_path_key(path, sizeof path, p, "placement");
+        if ((st = vp_json_only_keys(pl, path, pkeys, err))) return st;
+        const cJSON *dev = cJSON_GetObjectItemCaseSensitive(pl, "device");
+        char dp[128];
+        vp_path_key(dp, sizeof dp, path, "device");
+        if (cJSON_IsString(dev) && !strcmp(dev->valuestring, "cpu")) {
+            in->device = -1;
+        } else if (dev) {
+            int64_t d = 0;
+            if ((st = vp_json_opt_int(pl, path, "device", 0, VP_MAX_DEVICES - 1, &d, err))) return st;
+            in->device = (int)d;
+        }
+        if ((st = vp_json_opt_bool(pl, path, "pinned", &in->pinned, err))) return st;
+    }
+    return VP_OK;
+}
+
+static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
+    static const char *const keys[] = {"mode", "batch", "seq", "grad_accum", "new_tokens", "dec_seq",
+                                       "image_size", "kv_dtype", NULL};
+    vp_status st;
+    const char *p = "workload";
+    if (!w) return vp_fail(err, VP_ERR_FIELD, p, "missing required field workload");
+    if ((st = vp_json_only_keys(w, p, keys, err))) return st;
+    int mode = 0;
+    if ((st = vp_json_opt_enum(w, p, "mode", k_mode, &mode, err))) return st;
+    plan->mode = (vp_mode)mode;
+    if ((st = vp_json_int(w, p, "batch", 1, MAX_BATCH, &plan->batch, err))) return st;
+    plan->seq = 0;
+    if ((st = vp_json_opt_int(w, p, "seq", 1, MAX_TOKENS, &plan->seq, err))) return st;
+    plan->grad_accum = 1;
+    if ((st = vp_json_opt_int(w, p, "grad_accum", 1, 1000000, &plan->grad_accum, err))) return st;
+    if ((st = vp_json_opt_int(w, p, "new_tokens", 0, MAX_TOKENS, &plan->new_tokens, err))) return st;
+    plan->dec_seq = 128;
+    if ((st = vp_json_opt_int(w, p, "dec_seq", 1, MAX_TOKENS, &plan->dec_seq, err))) return st;
+    if ((st = vp_json_opt_int(w, p, "image_size", 1, 65536, &plan->image_size, err))) return st;
+    int kv = VP_DT_BF16;
+    if ((st = vp_json_opt_enum(w, p, "kv_dtype", k_dtype, &kv, err))) return st;
+    plan->kv_dtype = (vp_dtype)kv;
+    return VP_OK;
+}
+
+static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan *plan, vp_error *err) {
+    static const char *const keys[] = {"gpu", "probe", "device", "count", "capacity_bytes", NULL};
+    vp_status st;
+    const char *p = "hardware";
+    plan->gpu_count = 1;
+    const cJSON *gpu_id = NULL, *probe = NULL;
+    int64_t dev = 0, cap = 0;
+    if (h) {
+        if ((st = vp_json_only_keys(h, p, keys, err))) return st;
+        gpu_id = cJSON_GetObjectItemCaseSensitive(h, "gpu");
+        probe = cJSON_GetObjectItemCaseSensitive(h, "probe");
+        if ((st = vp_json_opt_int(h, p, "count", 1, VP_MAX_DEVICES, &plan->gpu_count, err))) return st;
+        if ((st = vp_json_opt_int(h, p, "device", 0, 1024, &dev, err))) return st;
+        if ((st = vp_json_opt_int(h, p, "capacity_bytes", 1, (int64_t)1 << 44, &cap, err))) return st;
+    }
+    if (probe) {
+        int n = 0;
+        if ((st = vp_gpu_from_probe(probe, "hardware.probe", (int)dev, &plan->gpu, &n, err))) return st;
+        if (!cJSON_GetObjectItemCaseSensitive(h, "count")) plan->gpu_count = 1;
+    } else {
+        const char *id = "h100-sxm-80gb";
+        if (gpu_id) {
+            if (!cJSON_IsString(gpu_id)) return vp_fail(err, VP_ERR_FIELD, "hardware.gpu", "hardware.gpu must be a preset id");
+            id = gpu_id->valuestring;
+        }
+        const cJSON *entry = vp_registry_gpu(reg, id);
+        if (entry) {
+            if ((st = vp_gpu_from_preset(entry, "hardware.gpu", &plan->gpu, err))) return st;
+        } else if (gpu_id || !cap) {
+            char shown[48];
+            vp_strlcpy(shown, id, sizeof shown);
+            return vp_fail(err, VP_ERR_UNSUPPORTED, "hardware.gpu", "hardware.gpu: no GPU preset \"%s\" (list them with `vramplan gpus`)", shown);
+        }
+    }
+    if (cap) {
+        plan->gpu.cuda_total_bytes = (uint64_t)cap;
+        plan->gpu.memory_bytes = (uint64_t)cap;
+        plan->gpu.free_bytes = 0;
+        if (!plan->gpu.name[0]) vp_strlcpy(plan->gpu.name, "custom GPU", sizeof plan->gpu.name);
+    }
+    return VP_OK;
+}
+
+vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *err) {
+    static const char *const keys[] = {"schema", "workload", "instances", "hardware", "parallel", "name", "note", NULL};
+    vp_error_clear(err);
+    if (!json) {
+        vp_fail(err, VP_ERR_JSON, "", "no plan given");
+        return NULL;
+    }
+    cJSON *root = cJSON_Parse(json);
+    if (!root) {
+        vp_fail(err, VP_ERR_JSON, "", "the plan is not valid JSON");
+        return NULL;
+    }
+    vp_plan *plan = calloc(1, sizeof *plan);
+    vp_status st = VP_OK;
+    if (!plan) {
+        st = vp_fail(err, VP_ERR_NOMEM, "", "out of memory");
+        goto done;
+    }
+    if (!cJSON_IsObject(root)) {
+        st = vp_fail(err, VP_ERR_FIELD, "", "the plan must be a JSON object");
+        goto done;
+    }
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!cJSON_IsString(schema)) {
+        st = vp_fail(err, VP_ERR_SCHEMA, "schema", "missing required field schema (\"" VP_PLAN_SCHEMA "\")");
+        goto done;
+    }
+    if (strcmp(schema->valuestring, VP_PLAN_SCHEMA) != 0) {
+        char shown[48];
+        vp_strlcpy(shown, schema->valuestring, sizeof shown);
+        st = vp_fail(err, VP_ERR_SCHEMA, "schema", "schema \"%s\" is not readable by this build (it reads \"" VP_PLAN_SCHEMA "\")", shown);
+        goto done;
+    }
+    if ((st = vp_json_only_keys(root, "", keys, err))) goto done;
+    if ((st = parse_workload(cJSON_GetObjectItemCaseSensitive(root, "workload"), plan, err))) goto done;
+    const cJSON *insts = cJSON_GetObjectItemCaseSensitive(root, "instances");
+    if (!cJSON_IsArray(insts) || cJSON_GetArraySize(insts) == 0) {
+        st = vp_fail(err, VP_ERR_FIELD, "instances", "instances must be a non-empty array of model instances");
+        goto done;
+    }
+    if (cJSON_GetArraySize(insts) > VP_MAX_INSTANCES) {
+        st = vp_fail(err, VP_ERR_RANGE, "instances", "at most %d model instances per plan", VP_MAX_INSTANCES);
+        goto done;
+    }
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, insts) {
+        char ip[64];
+        vp_path_index(ip, sizeof ip, "instances", i);
+        if ((st = parse_instance(it, ip, reg, plan->mode, &plan->inst[i], err))) goto done;
+        i++;
+    }
+    plan->n_instances = i;
+    /* resolve shares_weights_with (by name) and count parameters */
+    i = 0;
+    cJSON_ArrayForEach(it, insts) {
+        vp_instance *in = &plan->inst[i];
+        const cJSON *sw = cJSON_GetObjectItemCaseSensitive(it, "shares_weights_with");
+        if (sw) {
+            char ip[96];
+            snprintf(ip, sizeof ip, "instances[%d].shares_weights_with", i);
+            int found = -1;
+            if (cJSON_IsString(sw))
+                for (int j = 0; j < plan->n_instances; j++)
+                    if (j != i && !strcmp(plan->inst[j].name, sw->valuestring)) found = j;
+            if (found < 0 || plan->inst[found].shares_weights_with >= 0) {
+                st = vp_fail(err, VP_ERR_FIELD, ip, "%s must name another instance that has its own model", ip);
+                goto done;
+            }
+            in->shares_weights_with = found;
+            in->arch = plan->inst[found].arch;
+        }
+        i++;
+    }
+    for (i = 0; i < plan->n_instances; i++) {
+        char ip[64];
+        vp_path_index(ip, sizeof ip, "instances", i);
+        if ((st = vp_count_params(&plan->inst[i].arch, &plan->inst[i].pc, err))) {
+            vp_strlcpy(err->path, ip, sizeof err->path);
+            goto done;
+        }
+    }
+    if ((st = parse_hardware(cJSON_GetObjectItemCaseSensitive(root, "hardware"), reg, plan, err))) goto done;
+    for (i = 0; i < plan->n_instances; i++) {
+        if (plan->inst[i].device >= plan->gpu_count) {
+            char ip[96];
+            snprintf(ip, sizeof ip, "instances[%d].placement.device", i);
+            st = vp_fail(err, VP_ERR_RANGE, ip, "%s = %d, but the hardware has %lld GPU(s)", ip, plan->inst[i].device,
+                         (long long)plan->gpu_count);
+            goto done;
+        }
+    }
+    plan->dp = plan->tp = plan->pp = 1;
+    if (plan->mode == VP_MODE_TRAIN || plan->seq == 0) {
+        for (i = 0; i < plan->n_instances; i++) {
+            vp_kind k = plan->inst[i].arch.kind;
+            if (plan->seq == 0 && k != VP_KIND_VIT && k != VP_KIND_DIT) {
+                st = vp_fail(err, VP_ERR_FIELD, "workload.seq", "missing required field workload.seq");
+                goto done;
+            }
+        }
+    }
+done:
+    cJSON_Delete(root);
+    if (st != VP_OK) {
+        free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+void vp_plan_free(vp_plan *plan) { free(plan); }

@@ -1,0 +1,13 @@
+/* registry.h: lookups into the preset bundle (registry.c). */
+#ifndef VP_REGISTRY_H
+#define VP_REGISTRY_H
+
+#include <cjson/cJSON.h>
+#include "vramplan.h"
+
+const cJSON *vp_registry_model(const vp_registry *reg, const char *id);
+const cJSON *vp_registry_gpu(const vp_registry *reg, const char *id);
+/* "models" or "gpus" array */
+const cJSON *vp_registry_list(const vp_registry *reg, const char *list);
+
+#endif

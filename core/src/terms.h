@@ -1,0 +1,77 @@
+/* terms.h: per-instance memory terms. Each function computes one quantity from the plan and
+ * the model's shapes; the timelines (timeline_train.c, timeline_infer.c) place them in time. */
+#ifndef VP_TERMS_H
+#define VP_TERMS_H
+
+#include "moment.h"
+#include "plan.h"
+
+/* Bytes of one element of a dtype. */
+int vp_dtype_bytes(vp_dtype dt);
+/* Parameter (storage) dtype and activation dtype of an instance. */
+vp_dtype vp_param_dtype(const vp_instance *in);
+vp_dtype vp_act_dtype(const vp_instance *in);
+int vp_is_amp(const vp_instance *in);
+const char *vp_dtype_name(vp_dtype dt);
+
+/* ---- weights.c ---- */
+typedef struct {
+    int64_t base_params;       /* parameters of the model itself */
+    int64_t trainable;         /* parameters that get gradients and optimizer state */
+    int64_t adapter_params;    /* LoRA / bottleneck adapter parameters (part of trainable) */
+    int64_t base_bytes;        /* resident bytes of the model's own weights (quantized if asked) */
+    int64_t quant_const_bytes; /* absmax / scale constants of quantized weights */
+    int64_t adapter_bytes;     /* adapter weights */
+    int64_t grad_bytes;        /* .grad tensors after backward */
+    vp_dtype grad_dtype;
+} vp_weights;
+void vp_weights_compute(const vp_instance *in, vp_weights *w);
+/* LoRA: parameters added to one transformer block, and per-token activation bytes per block. */
+int64_t vp_lora_params_per_layer(const vp_instance *in);
+int64_t vp_lora_layers(const vp_instance *in);
+double vp_lora_act_per_token_layer(const vp_instance *in);
+
+/* ---- optimizer.c ---- */
+typedef struct {
+    int64_t state_bytes;  /* persistent state (created at the first step) */
+    int64_t temp_bytes;   /* transient during step() */
+    char state_explain[160];
+    char temp_explain[160];
+} vp_optim;
+void vp_optimizer_compute(const vp_instance *in, const vp_weights *w, vp_optim *o);
+
+/* ---- activations.c ---- */
+typedef struct {
+    double layer;        /* bytes per token saved for backward by one block */
+    double layer_attn_s; /* part of layer that is the s×s attention terms (per token) */
+    double ckpt_layer;   /* bytes per token kept per checkpointed block (its input) */
+    double outside;      /* bytes per token saved outside the blocks (embeddings, final norm, lm_head input) */
+    double kv_extra;     /* per token per layer: KV-cache tensors HF keeps beyond what the graph saves */
+    double kv_total;     /* per token per layer: the whole training-time KV cache (kept until `out` dies) */
+    double bwd_temp;     /* per token: transient of one block's backward (gradients of its activations) */
+    double fwd_temp;     /* per token: transient inside one block's forward above what it saves */
+    int64_t tokens;      /* tokens through the blocks per micro-batch */
+    int64_t layers;      /* blocks that save activations */
+    const char *attn_kernel; /* what PyTorch runs: "flash", "mem-efficient", "math", "eager" */
+} vp_acts;
+void vp_activations_compute(const vp_plan *plan, const vp_instance *in, vp_acts *a);
+
+/* ---- logits.c ---- */
+typedef struct {
+    int64_t elems;       /* b·s·v */
+    int64_t held;        /* between forward and backward (logits in the output + saved log-softmax) */
+    int64_t out;         /* the logits tensor in the model output (alive until the user drops it) */
+    int64_t fwd_peak;    /* extra at the loss in forward, on top of everything held before */
+    int64_t bwd_peak;    /* at the loss backward */
+    int64_t head_grad_temp; /* lm_head backward: low-precision weight-grad before accumulation */
+} vp_logits;
+void vp_logits_compute(const vp_plan *plan, const vp_instance *in, vp_logits *l);
+
+/* ---- runtime.c ---- */
+int64_t vp_cublas_workspace_bytes(void);
+int64_t vp_context_bytes(const vp_gpu *g);
+int64_t vp_nonpytorch_bytes(const vp_gpu *g);
+uint64_t vp_capacity_bytes(const vp_gpu *g);
+int64_t vp_reserved_from_alloc(int64_t peak_alloc, int64_t n_live_tensors);
+
+#endif

@@ -1,0 +1,33 @@
+/* timeline.h: place each instance's terms in the moments of one training or inference step. */
+#ifndef VP_TIMELINE_H
+#define VP_TIMELINE_H
+
+#include "terms.h"
+
+#define VP_MAX_MOMENTS 24
+
+typedef struct {
+    int n;
+    vp_moment m[VP_MAX_MOMENTS];
+} vp_moments;
+
+/* Everything derived for one instance. */
+typedef struct {
+    const vp_instance *in;
+    vp_owner owner;
+    vp_weights w;
+    vp_optim o;
+    vp_acts a;
+    vp_logits l;
+    int owns_weights; /* 0 when it runs through another instance's weights */
+} vp_inst_calc;
+
+void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, vp_inst_calc *c);
+
+/* Tensors resident for the whole step on a device: weights, adapters, optimizer state. */
+void vp_add_resident(vp_moment *m, const vp_inst_calc *c, int with_state);
+/* Moments of one device's step (train: forward/backward/step; infer: prefill/decode). */
+void vp_timeline_train(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_moments *out);
+void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_moments *out);
+
+#endif

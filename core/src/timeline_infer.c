@@ -1,0 +1,65 @@
+/* timeline_infer.c: the moments of `model.generate` (HF transformers, greedy, DynamicCache):
+ * prefill runs the prompt through the blocks one at a time under no_grad (only one block's
+ * temporaries alive) and fills the KV cache; each decode step appends one token to every layer's
+ * cache with torch.cat (a new tensor while the old one is still referenced) and computes logits for
+ * the last position only (logits_to_keep=1, memory-facts §5), copied to fp32 for sampling. */
+#include <string.h>
+
+#include "timeline.h"
+#include "util.h"
+
+/* KV cache bytes per token per layer: K and V of a_kv heads × head_dim (memory-facts §7.1). */
+static double kv_per_token_layer(const vp_plan *plan, const vp_instance *in) {
+    return 2.0 * (double)(in->arch.kv_heads * in->arch.head_dim) * vp_dtype_bytes(plan->kv_dtype);
+}
+
+void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments *out) {
+    out->n = 0;
+    vp_moment base;
+    vp_moment_init(&base, "load");
+    for (int i = 0; i < n; i++) vp_add_resident(&base, &cs[i], 0);
+    vp_owner dev = {"", ""};
+    vp_moment_add(&base, &dev, "cublas_workspace", "cuBLAS workspace", vp_cublas_workspace_bytes(),
+                  "32 MiB allocated by the first GEMM through PyTorch's allocator (measured, H100/PyTorch 2.11)");
+    out->m[out->n++] = base;
+    for (int i = 0; i < n && out->n < VP_MAX_MOMENTS - 2; i++) {
+        const vp_inst_calc *c = &cs[i];
+        const vp_instance *in = c->in;
+        const vp_arch *a = &in->arch;
+        double b = (double)plan->batch, s = (double)plan->seq, gen = (double)plan->new_tokens;
+        double h = (double)a->hidden, f = (double)(a->experts ? a->expert_inter * a->experts_per_tok : a->inter);
+        double adt = vp_dtype_bytes(vp_act_dtype(in));
+        double L = (double)a->layers;
+        double kvt = a->kind == VP_KIND_VIT || a->kind == VP_KIND_DIT ? 0.0 : kv_per_token_layer(plan, in);
+        double T = b * s;
+        /* prefill: cache of the prompt in every layer + one block's temporaries: hidden state, residual,
+         * fp32 norm copy, normalized input, and the MLP's act(gate), up and their product */
+        vp_moment *p = &out->m[out->n++];
+        *p = base;
+        vp_strlcpy(p->phase, "prefill", sizeof p->phase);
+        char tok[24];
+        vp_fmt_count(tok, sizeof tok, T);
+        vp_moment_add(p, &c->owner, "kv_cache", "KV cache", (int64_t)(T * kvt * L),
+                      "%s prompt tokens × %.0f B (K,V: 2 × %lld heads × %lld dims × %d B) × %.0f layers", tok, kvt,
+                      (long long)a->kv_heads, (long long)a->head_dim, vp_dtype_bytes(plan->kv_dtype), L);
+        double per_tok = 3.0 * adt * f + 3.0 * adt * h + 4.0 * h;
+        vp_moment_add(p, &c->owner, "inference_temp", "Prefill temporaries", (int64_t)(T * per_tok),
+                      "one block at a time: %s tokens × %.0f B (MLP act, up, product + hidden states)", tok, per_tok);
+        double lg = b * (double)a->vocab * (adt + 4.0);
+        vp_moment_add(p, &c->owner, "logits", "Last-token logits", (int64_t)lg,
+                      "%.0f × %lld vocab × (%.0f B + 4 B fp32 copy for sampling)", b, (long long)a->vocab, adt);
+        if (gen <= 0) continue;
+        /* last decode step: full cache + the torch.cat copy of one layer's K or V */
+        vp_moment *d = &out->m[out->n++];
+        *d = base;
+        vp_strlcpy(d->phase, "decode", sizeof d->phase);
+        double ctx = b * (s + gen);
+        vp_fmt_count(tok, sizeof tok, ctx);
+        vp_moment_add(d, &c->owner, "kv_cache", "KV cache", (int64_t)(ctx * kvt * L),
+                      "%s tokens (prompt + generated) × %.0f B × %.0f layers", tok, kvt, L);
+        vp_moment_add(d, &c->owner, "inference_temp", "torch.cat copy", (int64_t)(ctx * kvt / 2.0),
+                      "DynamicCache appends with torch.cat: one layer's K (or V) exists twice for a moment");
+        vp_moment_add(d, &c->owner, "logits", "Last-token logits", (int64_t)lg,
+                      "%.0f × %lld vocab × (%.0f B + 4 B fp32)", b, (long long)a->vocab, adt);
+    }
+}

@@ -1,0 +1,65 @@
+/* weights.c: resident weights (plain or quantized), adapters, and gradient buffers. */
+#include "terms.h"
+
+/* bitsandbytes 4-bit storage (memory-facts.md §3, bitsandbytes functional.py quantize_4bit):
+ * two values per byte + one fp32 absmax per 64-element block; with double quantization the
+ * absmax are uint8 with one fp32 constant per 256 blocks. Bytes per parameter: */
+static double nf4_bytes_per_param(int double_quant) {
+    return double_quant ? 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0) : 0.5 + 4.0 / 64.0;
+}
+
+static int64_t adapter_params_per_layer(const vp_instance *in) {
+    /* bottleneck adapter after each block's attention: Linear(h, r) + Linear(r, h), with biases
+     * (Houlsby et al. 2019; the CogVideoX unlearning adapters of shared/seeds/000) */
+    int64_t h = in->arch.hidden, r = in->adapter_dim;
+    return h * r + r + r * h + h;
+}
+
+void vp_weights_compute(const vp_instance *in, vp_weights *w) {
+    const vp_param_counts *pc = &in->pc;
+    int pb = vp_dtype_bytes(vp_param_dtype(in));
+    w->base_params = pc->total;
+    w->adapter_params = 0;
+    if (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA)
+        w->adapter_params = vp_lora_params_per_layer(in) * vp_lora_layers(in);
+    else if (in->ft == VP_FT_ADAPTER)
+        w->adapter_params = adapter_params_per_layer(in) * in->arch.layers;
+
+    /* quantization applies to the linears inside the blocks; embeddings, norms and the output
+     * head stay in the compute dtype (transformers quantizers/base.py modules_to_not_convert) */
+    int64_t quantized = in->quant == VP_QUANT_NONE ? 0 : pc->linear_in_layers;
+    double qb = 0, qconst = 0;
+    if (in->quant == VP_QUANT_INT8) {
+        qb = 1.0;                                            /* int8 weight */
+        qconst = 4.0 / (double)(in->arch.hidden > 0 ? in->arch.hidden : 1); /* fp32 row scale per output row (SCB) */
+    } else if (in->quant == VP_QUANT_NF4 || in->quant == VP_QUANT_FP4) {
+        qb = 0.5;
+        qconst = nf4_bytes_per_param(in->double_quant) - 0.5;
+    }
+    int64_t unq = pc->total - quantized;
+    w->base_bytes = unq * pb + (int64_t)((double)quantized * qb);
+    w->quant_const_bytes = (int64_t)((double)quantized * qconst);
+    w->adapter_bytes = w->adapter_params * vp_dtype_bytes(in->lora_dtype);
+    if (in->ft == VP_FT_ADAPTER) w->adapter_bytes = w->adapter_params * pb;
+
+    /* trainable parameters */
+    if (in->ft == VP_FT_FULL && in->activations == VP_ACT_TRAIN) {
+        int64_t frozen = 0;
+        if (in->freeze & VP_FREEZE_EMBED) frozen += pc->embed;
+        if (in->freeze & VP_FREEZE_LM_HEAD) frozen += pc->lm_head;
+        if (in->freeze & VP_FREEZE_ATTN) frozen += pc->per_layer_attn * in->arch.layers;
+        if (in->freeze & VP_FREEZE_MLP) frozen += pc->layers_total - (pc->per_layer_attn + pc->per_layer_norm) * in->arch.layers;
+        if (in->freeze & VP_FREEZE_NORMS) frozen += pc->per_layer_norm * in->arch.layers + pc->final_norm;
+        w->trainable = pc->total - frozen;
+        w->grad_dtype = vp_param_dtype(in);
+        w->grad_bytes = w->trainable * pb;
+    } else if (in->activations == VP_ACT_TRAIN && (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA || in->ft == VP_FT_ADAPTER)) {
+        w->trainable = w->adapter_params;
+        w->grad_dtype = in->ft == VP_FT_ADAPTER ? vp_param_dtype(in) : in->lora_dtype;
+        w->grad_bytes = w->trainable * vp_dtype_bytes(w->grad_dtype);
+    } else {
+        w->trainable = 0;
+        w->grad_dtype = vp_param_dtype(in);
+        w->grad_bytes = 0;
+    }
+}

@@ -1,0 +1,108 @@
+// bench.mjs: prints the page's size and speed figures (reported, not asserted).
+//
+//   node tests/web/bench.mjs        (after web/build.sh)
+// Targets: dist/site ≤ 250 KB gzip; first estimate drawn ≤ 1 s after navigation;
+// one re-estimate in the worker ≤ 2 ms (median of 1000); longest main-thread task while
+// typing ≤ 50 ms.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SITE = path.join(ROOT, 'dist/site');
+const CHROMIUM = process.env.VP_CHROMIUM || '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+const median = (xs) => {
+  const s = xs.slice().sort((a, b) => a - b);
+  return s[s.length >> 1];
+};
+const line = (name, value, target, ok) => console.log(`bench: ${name.padEnd(44)} ${value.padStart(12)}   target ${target}${ok === undefined ? '' : ok ? '   ok' : '   OVER'}`);
+
+// 1. size
+let gz = 0;
+let raw = 0;
+for (const f of readdirSync(SITE)) {
+  const p = path.join(SITE, f);
+  if (!statSync(p).isFile()) continue;
+  const b = readFileSync(p);
+  raw += b.length;
+  gz += gzipSync(b, { level: 9 }).length;
+}
+line('dist/site gzip total', `${(gz / 1024).toFixed(1)} KiB`, '≤ 250 KB', gz <= 250 * 1000);
+line('dist/site raw total', `${(raw / 1024).toFixed(1)} KiB`, '-');
+
+// 2. WASM in Node (no worker, no page): median of 1000 estimates
+const { loadCore } = await import(pathToFileURL(path.join(SITE, 'vramplan-core.js')).href);
+const core = await loadCore({ wasmBinary: readFileSync(path.join(SITE, 'vramplan.wasm')) });
+const plan = JSON.stringify({
+  schema: 'vramplan/plan@1', workload: { mode: 'train', batch: 4, seq: 1024 },
+  instances: [{ model: { preset: 'llama-3.2-1b' }, precision: 'amp_bf16', optimizer: { name: 'adamw', impl: 'foreach' } }],
+  hardware: { gpu: 'h100-sxm-80gb', count: 1 },
+});
+for (let i = 0; i < 100; i++) core.estimate(plan);
+const nodeMs = [];
+for (let i = 0; i < 1000; i++) {
+  const t0 = performance.now();
+  core.estimate(plan);
+  nodeMs.push(performance.now() - t0);
+}
+line('estimate in Node WASM, median of 1000', `${median(nodeMs).toFixed(3)} ms`, '≤ 2 ms', median(nodeMs) <= 2);
+
+// 3. in the browser
+const server = await serve({ root: SITE });
+const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+try {
+  const first = [];
+  for (let i = 0; i < 5; i++) {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(server.url);
+    await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+    first.push(await page.evaluate(() => window.__vramplan.perf.firstEstimateMs));
+    await ctx.close();
+  }
+  line('first estimate drawn after navigation (median of 5)', `${median(first).toFixed(0)} ms`, '≤ 1000 ms', median(first) <= 1000);
+
+  const ctx = await browser.newContext();
+  await ctx.addInitScript(() => {
+    window.__longtasks = [];
+    window.__events = [];
+    try {
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longtasks.push(e.duration); })
+        .observe({ type: 'longtask', buffered: true });
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__events.push(e.duration); })
+        .observe({ type: 'event', buffered: true, durationThreshold: 16 });
+    } catch { /* observer types not supported */ }
+  });
+  const page = await ctx.newPage();
+  await page.goto(server.url);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+  const w = await page.evaluate(async (p) => window.__vramplan.core.bench(p, 1000), plan);
+  line('re-estimate in the worker, median of 1000', `${w.median_ms.toFixed(3)} ms`, '≤ 2 ms', w.median_ms <= 2);
+  line('re-estimate in the worker, mean of 1000', `${w.mean_ms.toFixed(3)} ms`, '-');
+
+  // typing: clear the long-task record, type into two fields, let the estimates land
+  await page.evaluate(() => { window.__longtasks.length = 0; window.__events.length = 0; });
+  const before = await page.evaluate(() => window.__vramplan.perf.estimates);
+  await page.click('#seq', { clickCount: 3 });
+  await page.keyboard.type('40961024', { delay: 40 });
+  await page.click('#batch', { clickCount: 3 });
+  await page.keyboard.type('1632', { delay: 40 });
+  await page.waitForTimeout(500);
+  const { longtasks, events, after } = await page.evaluate(() => ({
+    longtasks: window.__longtasks, events: window.__events, after: window.__vramplan.perf.estimates,
+  }));
+  const longest = longtasks.length ? Math.max(...longtasks) : 0;
+  line('longest main-thread task while typing', longtasks.length ? `${longest.toFixed(0)} ms` : '< 50 ms', '≤ 50 ms', longest <= 50);
+  line('slowest input event while typing (≥16 ms)', events.length ? `${Math.max(...events).toFixed(0)} ms` : '< 16 ms', '-');
+  line('estimates drawn while typing 12 keys', String(after - before), '-');
+  await ctx.close();
+} finally {
+  await browser.close();
+  await server.close();
+}

@@ -1,0 +1,355 @@
+// e2e.test.mjs: the built page (dist/site) in Debian's headless Chromium via playwright-core.
+//
+//   node --test tests/web/e2e.test.mjs     (after web/build.sh)
+// VP_CHROMIUM overrides /usr/bin/chromium; VP_CLI the native CLI. Screenshots go to
+// tests/out/web/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SITE = path.join(ROOT, 'dist/site');
+const OUT = path.join(ROOT, 'tests/out/web');
+const FIX = path.join(ROOT, 'tests/web/fixtures');
+const CLI = process.env.VP_CLI || path.join(ROOT, 'build/cli/vramplan');
+const CHROMIUM = process.env.VP_CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+const XSS = '<img src=x onerror=alert(1)>';
+let server;
+let browser;
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'vramplan-e2e-'));
+
+before(async () => {
+  mkdirSync(OUT, { recursive: true });
+  server = await serve({ root: SITE });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A fresh context (empty storage) and page that records dialogs, errors and requests. */
+async function openPage(fragment = '', opts = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...opts });
+  const page = await context.newPage();
+  const log = { dialogs: [], errors: [], console: [], foreign: [] };
+  page.on('dialog', (d) => {
+    log.dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
+  page.on('pageerror', (e) => log.errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') log.console.push(m.text()); });
+  page.on('request', (r) => { if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) log.foreign.push(r.url()); });
+  await page.goto(server.url + fragment);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+  return { context, page, log };
+}
+
+const peakBytes = (page) => page.$eval('#verdict [data-key="peak_alloc_bytes"]', (el) => Number(el.dataset.bytes));
+const smiBytes = (page) => page.$eval('#verdict [data-key="nvidia_smi_bytes"]', (el) => Number(el.dataset.bytes));
+const estimates = (page) => page.evaluate(() => window.__vramplan.perf.estimates);
+
+/** Waits until an estimate newer than `since` has been drawn (or an error shown). */
+async function settled(page, since) {
+  await page.waitForFunction((n) => window.__vramplan.perf.estimates > n
+    || document.querySelector('#verdict.error'), since, { timeout: 10000 });
+  await page.waitForTimeout(50);
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+}
+
+/** The reference estimate for a plan: the native CLI, or the WASM build in Node without it. */
+let nodeCore = null;
+async function referenceEstimate(plan) {
+  const text = JSON.stringify(plan);
+  if (existsSync(CLI)) {
+    const file = path.join(tmp, `plan-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, text);
+    return { by: 'cli', est: JSON.parse(execFileSync(CLI, ['estimate', '--plan', file, '--json'], { encoding: 'utf8' })) };
+  }
+  if (!nodeCore) {
+    const { loadCore } = await import(pathToFileURL(path.join(SITE, 'vramplan-core.js')).href);
+    nodeCore = await loadCore({ wasmBinary: readFileSync(path.join(SITE, 'vramplan.wasm')) });
+  }
+  return { by: 'wasm-in-node (no CLI built)', est: JSON.parse(nodeCore.estimate(text)) };
+}
+
+function assertClean(log) {
+  assert.deepEqual(log.dialogs, [], 'no dialog may open');
+  assert.deepEqual(log.errors, [], 'no uncaught page error');
+  assert.deepEqual(log.foreign, [], 'no request to another origin');
+}
+
+test('the page loads, estimates and asks no other origin', async () => {
+  const { context, page, log } = await openPage();
+  assert.match(await page.textContent('#verdict .verdict-head'), /Fits|Does not fit/);
+  assert.ok(await peakBytes(page) > 0);
+  assert.ok(await page.locator('#devices .bar .seg').count() > 0, 'stacked bar drawn');
+  assert.ok(await page.locator('#devices .phase.peak').count() >= 1, 'peak phase marked');
+  assert.ok((await page.$$eval('#preset option', (o) => o.length)) > 10, 'presets listed');
+  await shot(page, '01-loaded');
+  assertClean(log);
+  await context.close();
+});
+
+test('picking a preset and changing the batch matches the CLI for the same plan', async (t) => {
+  const { context, page, log } = await openPage();
+  await page.fill('#preset-search', 'llama 3.2 1b');
+  await page.selectOption('#preset', 'llama-3.2-1b');
+  let n = await estimates(page);
+  await page.fill('#batch', '2');
+  await settled(page, n);
+  const before2 = await peakBytes(page);
+  n = await estimates(page);
+  await page.fill('#batch', '8');
+  await settled(page, n);
+  const after8 = await peakBytes(page);
+  assert.ok(after8 > before2, `batch 8 (${after8}) needs more than batch 2 (${before2})`);
+
+  const plan = await page.evaluate(() => window.__vramplan.plan());
+  assert.equal(plan.workload.batch, 8);
+  assert.deepEqual(plan.instances[0].model, { preset: 'llama-3.2-1b' });
+  const { by, est } = await referenceEstimate(plan);
+  t.diagnostic(`reference: ${by}`);
+  assert.equal(after8, est.devices[0].peak_alloc_bytes, 'page total = reference total');
+  assert.equal(await smiBytes(page), est.devices[0].nvidia_smi_bytes);
+  // the breakdown table lists the same components with the same bytes
+  const rows = await page.$$eval('#devices article:first-of-type tbody tr', (trs) => trs.map((tr) => ({
+    id: tr.dataset.c, bytes: Number(tr.querySelector('[data-bytes]').dataset.bytes),
+  })));
+  const want = est.devices[0].components.map((c) => ({ id: c.id, bytes: c.bytes })).sort((a, b) => b.bytes - a.bytes);
+  assert.deepEqual(rows.map((r) => r.bytes), want.map((r) => r.bytes));
+  await shot(page, '02-batch-8');
+  assertClean(log);
+  await context.close();
+});
+
+test('a share link restores exactly the same setup in a fresh page', async () => {
+  const { context, page, log } = await openPage();
+  await page.selectOption('#preset', 'qwen2.5-1.5b');
+  await page.check('input[name="finetune"][value="lora"]');
+  await page.fill('#lora-r', '32');
+  await page.check('#grad-ckpt');
+  await page.selectOption('#optimizer', 'adamw/fused');
+  const n = await estimates(page);
+  await page.fill('#seq', '2048');
+  await settled(page, n);
+  await page.click('#copy-link');
+  await page.waitForFunction(() => location.hash.startsWith('#v1.'));
+  const url = page.url();
+  const hash = new URL(url).hash;
+  assert.match(hash, /^#v1\.[dj]\.[A-Za-z0-9_-]+$/);
+  assert.ok(hash.length < 600, `link is compact (${hash.length} chars)`);
+  const want = await page.evaluate(() => window.__vramplan.state);
+  const wantPeak = await peakBytes(page);
+  await context.close();
+
+  const fresh = await openPage(hash);
+  assert.deepEqual(await fresh.page.evaluate(() => window.__vramplan.state), want);
+  assert.equal(await peakBytes(fresh.page), wantPeak);
+  assert.equal(await fresh.page.inputValue('#lora-r'), '32');
+  assert.equal(await fresh.page.inputValue('#seq'), '2048');
+  assert.ok(await fresh.page.isChecked('#grad-ckpt'));
+  assert.equal(await fresh.page.isVisible('#banner'), false);
+  await shot(fresh.page, '03-from-link');
+  assertClean(log);
+  assertClean(fresh.log);
+  await fresh.context.close();
+});
+
+test('a probe file plans against that node and names it', async () => {
+  const { context, page, log } = await openPage();
+  await page.check('input[name="hw-source"][value="probe"]');
+  let n = await estimates(page);
+  await page.setInputFiles('#probe-file', path.join(FIX, 'probe-h100.json'));
+  await settled(page, n);
+  assert.match(await page.textContent('#probe-info'), /gpu-node-07/);
+  assert.match(await page.textContent('#verdict'), /gpu-node-07/);
+  assert.match(await page.textContent('#devices h3'), /NVIDIA H100 80GB HBM3/);
+  assert.equal(await page.$$eval('#probe-device option', (o) => o.length), 2);
+  const plan0 = await page.evaluate(() => window.__vramplan.plan());
+  assert.equal(plan0.hardware.probe.host.hostname, 'gpu-node-07');
+  const { est } = await referenceEstimate(plan0);
+  assert.equal(await peakBytes(page), est.devices[0].peak_alloc_bytes);
+  await shot(page, '04-probe');
+
+  n = await estimates(page);
+  await page.selectOption('#probe-device', '1');
+  await settled(page, n);
+  assert.equal((await page.evaluate(() => window.__vramplan.plan())).hardware.device, 1);
+
+  // a file from something else: a message next to the field, the page still works
+  n = await estimates(page);
+  await page.setInputFiles('#probe-file', path.join(FIX, 'not-a-probe.json'));
+  await page.waitForSelector('#probe-text-msg:not([hidden])');
+  assert.match(await page.textContent('#probe-text-msg'), /probe/i);
+  assert.equal(await page.getAttribute('#probe-text', 'aria-invalid'), 'true');
+  await shot(page, '05-not-a-probe');
+  await page.fill('#probe-text', '{ "schema": "vramplan/gpu-probe@1", ');
+  await page.waitForFunction(() => /not valid JSON/.test(document.querySelector('#probe-text-msg').textContent));
+  assertClean(log);
+  await context.close();
+});
+
+test('a pasted Hugging Face config is estimated', async () => {
+  const { context, page, log } = await openPage();
+  await page.check('input[name="model-source"][value="hf"]');
+  const n = await estimates(page);
+  await page.fill('#hf-config', readFileSync(path.join(FIX, 'hf-llama-3.2-1b.json'), 'utf8'));
+  await settled(page, n);
+  assert.match(await page.textContent('#hf-config-info'), /meta-llama\/Llama-3\.2-1B/);
+  assert.match(await page.textContent('#devices'), /llama/);
+  const plan = await page.evaluate(() => window.__vramplan.plan());
+  assert.equal(plan.instances[0].model.hf_config.hidden_size, 2048);
+  const { est } = await referenceEstimate(plan);
+  assert.equal(await peakBytes(page), est.devices[0].peak_alloc_bytes);
+  await shot(page, '06-hf-config');
+
+  // malformed JSON and a bad field: messages next to the config
+  await page.fill('#hf-config', '{"model_type": "llama", "hidden_size": ');
+  await page.waitForSelector('#hf-config-msg:not([hidden])');
+  assert.match(await page.textContent('#hf-config-msg'), /not valid JSON/);
+  const cfg = JSON.parse(readFileSync(path.join(FIX, 'hf-llama-3.2-1b.json'), 'utf8'));
+  cfg.hidden_size = -5;
+  await page.fill('#hf-config', JSON.stringify(cfg));
+  await page.waitForFunction(() => /hidden_size/.test(document.querySelector('#hf-config-msg').textContent));
+  assert.match(await page.textContent('#verdict'), /instances\[0\]\.model\.hf_config\.hidden_size/);
+  await shot(page, '07-hf-bad-field');
+  assertClean(log);
+  await context.close();
+});
+
+test('a config named <img src=x onerror=alert(1)> shows as text and runs nothing', async () => {
+  const { context, page, log } = await openPage();
+  await page.check('input[name="model-source"][value="hf"]');
+  const n = await estimates(page);
+  await page.fill('#hf-config', readFileSync(path.join(FIX, 'hf-xss.json'), 'utf8'));
+  await settled(page, n);
+  await page.waitForTimeout(200);
+  assert.equal(await page.locator('img').count(), 0, 'no <img> element was created');
+  assert.ok((await page.textContent('#hf-config-info')).includes(XSS));
+  assert.ok((await page.textContent('#devices')).includes(XSS), 'the name appears as text in the results');
+  // and through a share link into a fresh page
+  await page.click('#copy-link');
+  await page.waitForFunction(() => location.hash.startsWith('#v1.'));
+  const hash = new URL(page.url()).hash;
+  await shot(page, '08-xss-as-text');
+  assertClean(log);
+  await context.close();
+  const fresh = await openPage(hash);
+  await fresh.page.waitForTimeout(200);
+  assert.equal(await fresh.page.locator('img').count(), 0);
+  assert.ok((await fresh.page.textContent('#devices')).includes(XSS));
+  assertClean(fresh.log);
+  await fresh.context.close();
+});
+
+test('corrupted and unknown-version links give a message and keep the page usable', async () => {
+  for (const bad of ['#v1.d.AAAA_not*base64', '#v1.d.q1ZKzs8rSc0rUbJSKkrNS8nMS1eqBQA', '#v9.d.abc', '#hello']) {
+    const { context, page, log } = await openPage(bad);
+    await page.waitForSelector('#banner:not([hidden])');
+    const msg = await page.textContent('#banner-text');
+    assert.match(msg, /link|version/i, `message for ${bad}: ${msg}`);
+    assert.match(msg, /unchanged/);
+    assert.match(await page.textContent('#verdict .verdict-head'), /Fits|Does not fit/);
+    const n = await estimates(page);
+    const p0 = await peakBytes(page);
+    await page.fill('#batch', '16');
+    await settled(page, n);
+    assert.notEqual(await peakBytes(page), p0, 'the page still estimates');
+    if (bad === '#v9.d.abc') {
+      assert.match(msg, /v9/);
+      await shot(page, '09-bad-link');
+    }
+    assertClean(log);
+    await context.close();
+  }
+  // a bad link opened over a setup leaves that setup as it was
+  const { context, page, log } = await openPage();
+  const n = await estimates(page);
+  await page.fill('#batch', '3');
+  await settled(page, n);
+  const want = await page.evaluate(() => window.__vramplan.state);
+  await page.evaluate(() => { location.hash = '#v1.d.broken!!'; });
+  await page.waitForSelector('#banner:not([hidden])');
+  assert.deepEqual(await page.evaluate(() => window.__vramplan.state), want);
+  assert.equal(await page.inputValue('#batch'), '3');
+  assertClean(log);
+  await context.close();
+});
+
+test('absurd numbers get a message next to the field', async () => {
+  const { context, page, log } = await openPage();
+  await page.fill('#batch', '1000000000000');
+  await page.waitForSelector('#batch-msg:not([hidden])');
+  assert.match(await page.textContent('#batch-msg'), /batch/);
+  assert.equal(await page.getAttribute('#batch', 'aria-invalid'), 'true');
+  await shot(page, '10-absurd-batch');
+  const n = await estimates(page);
+  await page.fill('#batch', '4');
+  await settled(page, n);
+  assert.equal(await page.isVisible('#batch-msg'), false);
+  assertClean(log);
+  await context.close();
+});
+
+test('compare: pin, change, see both with differences', async () => {
+  const { context, page, log } = await openPage();
+  await page.click('#pin');
+  await page.waitForSelector('#compare:not([hidden])');
+  const n = await estimates(page);
+  await page.check('#grad-ckpt');
+  await settled(page, n);
+  const text = await page.textContent('#compare');
+  assert.match(text, /Gradient checkpointing/);
+  assert.match(text, /false → true/);
+  const row = page.locator('#compare tr[data-key="peak_alloc_bytes"]');
+  const cells = await row.locator('[data-bytes]').evaluateAll((els) => els.map((e) => Number(e.dataset.bytes)));
+  assert.equal(cells.length, 2);
+  assert.ok(cells[1] < cells[0], 'checkpointing lowers the peak');
+  await shot(page, '11-compare');
+  await page.click('#unpin');
+  await page.waitForSelector('#compare', { state: 'hidden' });
+  assertClean(log);
+  await context.close();
+});
+
+test('inference mode, phone width, dark theme and keyboard use', async () => {
+  const { context, page, log } = await openPage('', { viewport: { width: 390, height: 844 }, colorScheme: 'dark', isMobile: true });
+  const n = await estimates(page);
+  await page.check('input[name="mode"][value="infer"]');
+  await settled(page, n);
+  const phases = await page.$$eval('#devices article:first-of-type .phase', (els) => els.map((e) => e.dataset.phase));
+  assert.ok(phases.includes('prefill') || phases.includes('decode'), `inference phases: ${phases}`);
+  assert.equal(await page.isVisible('#new-tokens'), true);
+  assert.equal(await page.isVisible('#optimizer'), false);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `no horizontal scroll at phone width (${overflow}px)`);
+  await shot(page, '12-phone-dark-infer');
+  // every form control has an accessible name
+  const unnamed = await page.$$eval('input:not([type=hidden]), select, textarea', (els) => els
+    .filter((e) => !e.closest('[hidden]'))
+    .filter((e) => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
+    .map((e) => e.id || e.name));
+  assert.deepEqual(unnamed, []);
+  // keyboard: type into the search, arrow into the list, pick with the keyboard
+  await page.focus('#preset-search');
+  await page.keyboard.type('gpt2');
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'preset');
+  assertClean(log);
+  await context.close();
+});

@@ -1,0 +1,174 @@
+// wasm.test.mjs: the WebAssembly build in Node, against the native CLI.
+//
+// Loads dist/site/vramplan-core.js (the page's own heap module) with the .wasm bytes as
+// wasmBinary, then checks that every calibration plan gives byte-identical estimate JSON
+// from WASM and from `build/cli/vramplan estimate --plan FILE --json`.
+//
+//   node --test tests/web/wasm.test.mjs      (after web/build.sh and the native build)
+// VP_CLI overrides the CLI path; VP_CALIBRATION the calibration file.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SITE = path.join(ROOT, 'dist/site');
+const CLI = process.env.VP_CLI || path.join(ROOT, 'build/cli/vramplan');
+const CALIBRATION = process.env.VP_CALIBRATION || path.resolve(ROOT, '../shared/groundtruth/calibration.jsonl');
+const FIXTURES = path.join(ROOT, 'tests/web/fixtures');
+
+const { loadCore } = await import(pathToFileURL(path.join(SITE, 'vramplan-core.js')).href);
+const core = await loadCore({ wasmBinary: readFileSync(path.join(SITE, 'vramplan.wasm')) });
+
+const haveCli = existsSync(CLI);
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'vramplan-wasm-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+
+function cliEstimate(planText, name) {
+  const file = path.join(tmp, `${name}.json`);
+  writeFileSync(file, planText);
+  try {
+    return { ok: true, out: execFileSync(CLI, ['estimate', '--plan', file, '--json'], { encoding: 'utf8' }) };
+  } catch (e) {
+    return { ok: false, out: String(e.stdout || ''), err: String(e.stderr || e.message) };
+  }
+}
+
+/** WASM output in the CLI's layout (pretty when the CLI printed more than one line). */
+function assertSameAsCli(planText, name) {
+  const cli = cliEstimate(planText, name);
+  const wasmCompact = core.estimate(planText, false);
+  if (!cli.ok) {
+    // the CLI refused the plan: WASM must refuse it too
+    assert.ok(JSON.parse(wasmCompact).error, `${name}: CLI failed (${cli.err.trim()}) but WASM gave an estimate`);
+    return;
+  }
+  const expected = cli.out.replace(/\n$/, '');
+  const pretty = expected.includes('\n');
+  const got = pretty ? core.estimate(planText, true) : wasmCompact;
+  if (got !== expected) {
+    const i = [...expected].findIndex((ch, k) => got[k] !== ch);
+    assert.fail(`${name}: WASM and CLI differ at character ${i}:\n  cli:  ${JSON.stringify(expected.slice(Math.max(0, i - 60), i + 60))}\n  wasm: ${JSON.stringify(got.slice(Math.max(0, i - 60), i + 60))}`);
+  }
+}
+
+test('version matches the header', () => {
+  const header = readFileSync(path.join(ROOT, 'core/include/vramplan.h'), 'utf8');
+  const m = /#define VP_VERSION "([^"]+)"/.exec(header);
+  assert.equal(core.version(), m[1]);
+});
+
+test('presets bundle lists every file of models/', () => {
+  const bundle = JSON.parse(core.presets());
+  const ids = (dir) => readdirSync(path.join(ROOT, 'models', dir)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+  assert.deepEqual(bundle.models.map((m) => m.id).sort(), ids('models'));
+  assert.deepEqual(bundle.gpus.map((g) => g.id).sort(), ids('gpus'));
+});
+
+test('a minimal plan gives a vramplan/estimate@1 document', () => {
+  const est = JSON.parse(core.estimate(JSON.stringify({
+    schema: 'vramplan/plan@1',
+    workload: { mode: 'train', batch: 1, seq: 128 },
+    instances: [{ model: { preset: 'gpt2' } }],
+  })));
+  assert.equal(est.schema, 'vramplan/estimate@1');
+  assert.equal(typeof est.fits, 'boolean');
+  assert.ok(est.devices.length >= 1);
+  const d = est.devices[0];
+  const sum = d.components.reduce((a, c) => a + c.bytes, 0);
+  assert.equal(sum, d.peak_alloc_bytes, 'components sum to peak_alloc_bytes');
+});
+
+test('errors come back as {"error":{code,path,message}}', () => {
+  const cases = [
+    ['not json at all {', ''],
+    [JSON.stringify({ schema: 'vramplan/plan@9', workload: { batch: 1 }, instances: [] }), 'schema'],
+    [JSON.stringify({ schema: 'vramplan/plan@1', workload: { batch: 0, seq: 8 }, instances: [{ model: { preset: 'gpt2' } }] }), 'workload.batch'],
+    [JSON.stringify({ schema: 'vramplan/plan@1', workload: { batch: 1e15, seq: 8 }, instances: [{ model: { preset: 'gpt2' } }] }), 'workload.batch'],
+    [JSON.stringify({ schema: 'vramplan/plan@1', workload: { batch: 1, seq: 8 }, instances: [{ model: { preset: 'no-such-model' } }] }), 'instances[0].model.preset'],
+    [JSON.stringify({
+      schema: 'vramplan/plan@1', workload: { batch: 1, seq: 8 }, instances: [{ model: { preset: 'gpt2' } }],
+      hardware: { probe: JSON.parse(readFileSync(path.join(FIXTURES, 'not-a-probe.json'), 'utf8')) },
+    }), 'hardware.probe.schema'],
+  ];
+  for (const [plan, wantPath] of cases) {
+    const out = JSON.parse(core.estimate(plan));
+    assert.ok(out.error, `expected an error for ${plan.slice(0, 80)}`);
+    assert.equal(typeof out.error.code, 'string');
+    assert.equal(typeof out.error.message, 'string');
+    assert.ok(out.error.message.length > 0);
+    if (wantPath) assert.ok(out.error.path.startsWith(wantPath), `path ${out.error.path} should start with ${wantPath}`);
+  }
+});
+
+test('strings from the plan come back escaped, never raw', () => {
+  const name = '<img src=x onerror=alert(1)> "q" \\ \u0001';
+  const out = core.estimate(JSON.stringify({
+    schema: 'vramplan/plan@1', workload: { batch: 1, seq: 8 },
+    instances: [{ name: name.slice(0, 40), model: { preset: 'gpt2' } }],
+  }));
+  const est = JSON.parse(out); // valid JSON whatever the name holds
+  assert.equal(est.instances[0].name, name.slice(0, 40));
+});
+
+test('no memory growth over many estimates', () => {
+  const plan = JSON.stringify({ schema: 'vramplan/plan@1', workload: { batch: 2, seq: 256 }, instances: [{ model: { preset: 'llama-3.2-1b' } }] });
+  for (let i = 0; i < 200; i++) core.estimate(plan);
+  const before = core.heapBytes();
+  for (let i = 0; i < 3000; i++) {
+    core.estimate(plan);
+    core.estimate('{"broken":');
+  }
+  assert.equal(core.heapBytes(), before);
+});
+
+test('probe fixture plans on the probed GPU', () => {
+  const probe = JSON.parse(readFileSync(path.join(FIXTURES, 'probe-h100.json'), 'utf8'));
+  for (const device of [0, 1]) {
+    const est = JSON.parse(core.estimate(JSON.stringify({
+      schema: 'vramplan/plan@1', workload: { batch: 1, seq: 128 },
+      instances: [{ model: { preset: 'gpt2' } }], hardware: { probe, device },
+    })));
+    assert.ok(!est.error, JSON.stringify(est.error));
+    assert.equal(est.devices[0].name, probe.devices[device].name);
+  }
+});
+
+test('calibration plans: WASM output is byte-identical to the CLI', (t) => {
+  if (!haveCli) return t.skip(`native CLI not built at ${path.relative(ROOT, CLI)} (cmake -S . -B build && cmake --build build)`);
+  if (!existsSync(CALIBRATION)) return t.skip(`no ${path.relative(ROOT, CALIBRATION)} (shared/ is not beside the repository)`);
+  const plans = execFileSync(CLI, ['calibrate', CALIBRATION, '--plans'], { encoding: 'utf8', maxBuffer: 64 << 20 })
+    .split('\n').filter((l) => l.trim());
+  assert.ok(plans.length > 0, 'the CLI printed no plans');
+  plans.forEach((plan, i) => assertSameAsCli(plan, `calibration-${i}`));
+  t.diagnostic(`${plans.length} calibration plans identical`);
+});
+
+test('example and fixture plans: WASM output is byte-identical to the CLI', (t) => {
+  if (!haveCli) return t.skip(`native CLI not built at ${path.relative(ROOT, CLI)}`);
+  const files = [];
+  const ex = path.join(ROOT, 'examples');
+  if (existsSync(ex)) for (const f of readdirSync(ex)) if (f.endsWith('.json')) files.push(path.join(ex, f));
+  const probe = readFileSync(path.join(FIXTURES, 'probe-h100.json'), 'utf8');
+  const extra = [
+    { schema: 'vramplan/plan@1', workload: { mode: 'infer', batch: 4, seq: 2048, new_tokens: 256 }, instances: [{ model: { preset: 'llama-3.1-8b' } }] },
+    { schema: 'vramplan/plan@1', workload: { batch: 4, seq: 1024 }, instances: [{ model: { preset: 'llama-3.2-1b' } }], hardware: { probe: JSON.parse(probe), device: 1 } },
+    { schema: 'vramplan/plan@1', workload: { batch: 1, seq: 4096 }, instances: [{ model: { preset: 'mistral-7b-v0.1' }, quant: 'nf4', finetune: { method: 'qlora', lora: { r: 16 } } }] },
+  ];
+  let n = 0;
+  for (const f of files) {
+    const text = readFileSync(f, 'utf8');
+    try {
+      if (JSON.parse(text).schema !== 'vramplan/plan@1') continue;
+    } catch {
+      continue;
+    }
+    assertSameAsCli(text, `example-${path.basename(f, '.json')}`);
+    n++;
+  }
+  extra.forEach((p, i) => assertSameAsCli(JSON.stringify(p), `extra-${i}`));
+  t.diagnostic(`${n} example plans and ${extra.length} extra plans identical`);
+});

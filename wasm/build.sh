@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Build the vramplan core as WebAssembly: build/wasm/vramplan.mjs + build/wasm/vramplan.wasm.
+#
+# Every emcc flag lives in this file; the exported C functions are listed in
+# wasm/exported_functions.json. Needs Debian 12's emscripten (apt-get install emscripten).
+# cJSON is compiled from Debian's source package (the same version as the native
+# libcjson-dev when that is installed), fetched once into build/wasm/deps/.
+#
+#   wasm/build.sh            build (idempotent: fetches cJSON only when missing)
+#   VP_WASM_DEBUG=1 wasm/build.sh   -O0 -g with assertions, for debugging
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${VP_WASM_OUT:-$ROOT/build/wasm}"
+DEPS="$OUT/deps"
+mkdir -p "$OUT" "$DEPS"
+
+log() { printf 'wasm/build.sh: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+command -v emcc >/dev/null || die "emcc not found (apt-get install emscripten)"
+# Debian's emscripten runs its JS optimizer with the system node and needs its modules.
+export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
+# Keep emscripten's cache inside the build folder when the system one is not writable.
+if [ ! -w "$(dirname "$(command -v emcc)")" ] && [ -z "${EM_CACHE:-}" ]; then
+  export EM_CACHE="$OUT/em-cache"
+fi
+
+# ---- cJSON from Debian's source package ------------------------------------------------
+fetch_cjson() {
+  local have
+  have="$(find "$DEPS" -maxdepth 2 -name cJSON.c -path '*cjson-*' 2>/dev/null | head -n1)"
+  if [ -n "$have" ]; then
+    echo "$(dirname "$have")"
+    return
+  fi
+  command -v apt-get >/dev/null || die "apt-get not found: put cJSON's source (cJSON.c, cJSON.h) in $DEPS/cjson-src/"
+  command -v dpkg-source >/dev/null || apt-get install -y -qq dpkg-dev >&2
+  # A deb-src entry copied from the mirrors this machine already uses.
+  if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+        > /etc/apt/sources.list.d/vramplan-deb-src.sources
+    elif [ -f /etc/apt/sources.list ]; then
+      grep -E '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' \
+        > /etc/apt/sources.list.d/vramplan-deb-src.list
+    else
+      echo 'deb-src http://deb.debian.org/debian bookworm main' \
+        > /etc/apt/sources.list.d/vramplan-deb-src.list
+    fi
+    log "added a deb-src entry; apt-get update"
+    apt-get update -qq >&2
+  fi
+  # Same version as the native build's libcjson-dev, so both print numbers the same way.
+  local want="cjson"
+  local native
+  native="$(dpkg-query -W -f '${Version}' libcjson-dev 2>/dev/null || true)"
+  [ -n "$native" ] && want="cjson=$native"
+  log "apt-get source $want"
+  if ! (cd "$DEPS" && apt-get source -qq "$want" >&2); then
+    [ "$want" != cjson ] || die "apt-get source cjson failed"
+    log "that version is not in the source lists; taking the current one"
+    (cd "$DEPS" && apt-get source -qq cjson >&2) || die "apt-get source cjson failed"
+  fi
+  have="$(find "$DEPS" -maxdepth 2 -name cJSON.c -path '*cjson-*' | head -n1)"
+  [ -n "$have" ] || die "cJSON.c not found after apt-get source"
+  echo "$(dirname "$have")"
+}
+
+if [ -f "$DEPS/cjson-src/cJSON.c" ]; then
+  CJSON_DIR="$DEPS/cjson-src"
+else
+  CJSON_DIR="$(fetch_cjson)"
+fi
+# The core may include <cjson/cJSON.h> or "cJSON.h": offer both.
+mkdir -p "$DEPS/include/cjson"
+cp -f "$CJSON_DIR/cJSON.h" "$DEPS/include/cjson/cJSON.h"
+
+# ---- sources --------------------------------------------------------------------------
+shopt -s nullglob
+CORE_SRC=("$ROOT"/core/src/*.c)
+shopt -u nullglob
+[ "${#CORE_SRC[@]}" -gt 0 ] || die "no core/src/*.c yet"
+
+# Builtin presets: models/ embedded as a C string by the same generator the native build
+# runs (core/CMakeLists.txt -> cmake/embed_presets.cmake), so native and WASM agree.
+command -v cmake >/dev/null || die "cmake not found (it runs cmake/embed_presets.cmake)"
+cmake -DMODELS_DIR="$ROOT/models" -DOUT="$OUT/presets_bundle.c" -P "$ROOT/cmake/embed_presets.cmake"
+GEN_SRC=("$OUT/presets_bundle.c")
+
+# ---- flags (the one place) ------------------------------------------------------------
+if [ "${VP_WASM_DEBUG:-0}" = 1 ]; then
+  OPT=(-O0 -g -sASSERTIONS=2)
+else
+  OPT=(-Os)
+fi
+CFLAGS=(-std=c11 -Wall -Wextra
+        -I"$ROOT/core/include" -I"$ROOT/core/src" -I"$DEPS/include" -I"$DEPS/include/cjson"
+        -I"$OUT")
+LDFLAGS=(-sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createVramplan
+         -sENVIRONMENT=web,worker
+         -sFILESYSTEM=0 -sALLOW_MEMORY_GROWTH=1
+         -sEXPORTED_FUNCTIONS=@"$ROOT/wasm/exported_functions.json"
+         "-sEXPORTED_RUNTIME_METHODS=['UTF8ToString','stringToUTF8','lengthBytesUTF8']")
+
+log "emcc ${OPT[*]} (${#CORE_SRC[@]} core sources)"
+emcc "${OPT[@]}" "${CFLAGS[@]}" \
+  "${CORE_SRC[@]}" "${GEN_SRC[@]}" "$CJSON_DIR/cJSON.c" "$ROOT/wasm/vp_wasm.c" \
+  "${LDFLAGS[@]}" -o "$OUT/vramplan.mjs"
+
+log "built $OUT/vramplan.mjs ($(wc -c <"$OUT/vramplan.mjs") B) and vramplan.wasm ($(wc -c <"$OUT/vramplan.wasm") B)"
