@@ -59,11 +59,14 @@ static void decoder_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r)
     if (!strcmp(kern, "flash") || !strcmp(kern, "mem-efficient")) {
         /* saves q, k, v (k, v at a_kv heads with enable_gqa), out and the fp32 logsumexp */
         L += adt * (qd + 2.0 * kvd) + adt * qd + 4.0 * heads;
-        /* o_proj input shares the SDPA output (flash returns the (b, s, a, d) layout) */
-        /* HF 5.x DynamicCache.update concatenates into fresh tensors: K and V copies; under autocast
-         * K is fp32 after RoPE (cos/sin follow the fp32 hidden states) */
+        /* o_proj input shares the SDPA output (flash returns the (b, s, a, d) layout).
+         * use_cache defaults to True, so HF (>= 4.56 cache_utils.py DynamicLayer.update) keeps
+         * K = cat([empty, k]) and V copies and hands those copies to attention: SDPA saves the very
+         * same tensors, so the cache costs nothing extra until backward frees the graph. Under
+         * autocast K is fp32 after RoPE (cos/sin follow the fp32 hidden states) and SDPA saves a
+         * bf16 cast of it, so the fp32 K is extra. */
         kv_total = (amp ? 4.0 : adt) * kvd + adt * kvd;
-        kv_extra = kv_total;
+        kv_extra = amp ? 4.0 * kvd : 0.0;
     } else if (!strcmp(kern, "math")) {
         /* _scaled_dot_product_attention_math: repeat_interleave K,V to a heads, scale q and k, fp32
          * probabilities (b, a, s, s) saved by the second matmul */
@@ -117,8 +120,11 @@ static void decoder_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r)
     /* outside the blocks: final norm and the lm_head input */
     r->outside = norm_saved(res, h, full, a->norm);
     if (full) r->outside += amp ? 2.0 * h : adt * h;
-    /* one block's backward: gradients of its MLP intermediates and hidden state */
-    r->bwd_temp = 3.0 * adt * fe + 2.0 * res * h;
+    /* one block's backward, net of the saved tensors it frees as it goes: the gated product's
+     * backward holds the incoming gradient and the two gradients of act(gate) and up at once, while
+     * down_proj's saved input is already freed (autograd releases a node's saved tensors when it has
+     * run); plus the gradients of the hidden state */
+    r->bwd_temp = ((a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU) ? 2.0 : 1.0) * adt * fe + 2.0 * res * h;
     r->fwd_temp = 2.0 * adt * fe + 4.0 * heads * s * (!strcmp(kern, "eager") || !strcmp(kern, "math") ? 1.0 : 0.0);
     r->tokens = plan->batch * plan->seq;
     r->layers = a->layers;
@@ -189,26 +195,39 @@ static void vit_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     L += adt * 3.0 * h;                          /* q, k, v views of the qkv output */
     if (!strcmp(kern, "eager")) {
         attn_s += (4.0 + adt) * heads * (double)n;
+        L += adt * h;                            /* proj input: reshape copy of the transposed output */
     } else {
-        L += adt * h + 4.0 * heads;              /* SDPA output + logsumexp */
+        /* SDPA output + logsumexp; flash and mem-efficient return the (B, N, H, D) layout, so
+         * x.transpose(1, 2).reshape(B, N, C) is a view and proj saves that same tensor */
+        L += adt * h + 4.0 * heads;
     }
-    L += adt * h;                                /* proj input: reshape copy of the transposed output */
     L += adt * f;                                /* GELU input */
     if (full) L += adt * f;                      /* fc2 input */
     r->layer = L + attn_s;
     r->layer_attn_s = attn_s;
     r->ckpt_layer = res * h;
-    r->outside = res * h + 8.0 + (full ? (amp ? 2.0 : adt) * h : 0); /* final norm, head input (class token) */
-    r->outside = r->outside / (double)n + 4.0 * h; /* head sees one token per image; patch-embed output */
-    r->bwd_temp = 3.0 * adt * f + 2.0 * res * h;
+    /* patch-embed conv saves the image (cast to bf16 under autocast); the final norm saves its input
+     * over all tokens, and the head's input x[:, 0] is a view that keeps the whole norm output alive */
+    double img_b = amp ? 2.0 : (double)vp_dtype_bytes(vp_param_dtype(in));
+    r->outside = (full ? (double)(a->channels * a->patch_size * a->patch_size) * img_b * (double)(n - 1) / (double)n : 0) +
+                 res * h + 8.0 + (full ? res * h : 0);
+    /* GELU MLP backward: fc2's input gradient and GELU's input gradient overlap, fc2's saved input
+     * is already freed; plus the hidden-state gradients */
+    r->bwd_temp = adt * f + 2.0 * res * h;
     r->fwd_temp = 2.0 * adt * f;
     r->tokens = plan->batch * n;
     r->layers = a->layers;
 }
 
-/* T5 (modeling_t5.py): T5LayerNorm (fp32 variance, weight * normalized), attention with the
- * relative position bias added to the scores, softmax(scores.float()), dropout (0.1) everywhere.
- * Encoder blocks run over seq tokens, decoder blocks over dec_seq tokens with cross-attention. */
+/* T5 (transformers models/t5/modeling_t5.py), per op:
+ * T5LayerNorm: hidden.to(fp32).pow(2) saves the (fp32) input, weight * normalized saves the normalized.
+ * T5Attention: q, k, v Linear (autocast casts the input per linear), scores = q @ kᵀ (saves q, k),
+ * scores += position_bias (in place), softmax(scores.float()) saves its fp32 output, .type_as(scores)
+ * then dropout (bool mask; its bf16 output is saved by attn @ V, with V), output transposed and made
+ * contiguous for o (saved by o). Each sub-layer adds dropout(output) to the residual (bool mask).
+ * T5DenseActDense: wi input cast, relu saves its output, dropout mask, and since hidden is bf16 while
+ * wo.weight is fp32 the code upcasts it (hidden.to(wo.weight.dtype)) and autocast casts it back:
+ * wo saves that bf16 cast. Per score: 4 (softmax) + 1 (mask) + adt (dropout output) bytes. */
 static void t5_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     const vp_arch *a = &in->arch;
     double h = (double)a->hidden, f = (double)a->inter, inner = (double)(a->heads * a->head_dim);
@@ -218,24 +237,28 @@ static void t5_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     double res = amp ? 4.0 : adt;
     double drop = a->resid_dropout > 0 ? 1.0 : 0.0;
     double cast = amp ? 2.0 : adt;
-    /* one attention: q,k,v inputs, q,k,v, scores softmax (fp32 with the fp32 position bias), dropout
-     * mask and output, attn @ V input cast, o input */
-    double attn_tok = (full ? 3.0 * cast * h : 0) + 3.0 * adt * inner + adt * inner + drop * h;
-    double ff_tok = (full ? cast * h : 0) + adt * f + drop * f + (full ? adt * f : 0) + drop * h;
-    double norm_tok = res * h * (full ? 2.0 : 1.0) + 4.0;
-    double s_terms = 4.0 + adt + (drop > 0 ? 1.0 + 4.0 : 0.0); /* softmax fp32, cast, mask, dropout out */
-    double enc = (double)a->layers * (2.0 * norm_tok + attn_tok + ff_tok) * se + (double)a->layers * s_terms * heads * se * se;
+    double norm = norm_saved(res, h, full, VP_NORM_RMS);
+    double score = 4.0 + (drop > 0 ? 1.0 + adt : adt); /* softmax out + (mask + dropout out | bf16 probs) */
+    /* self-attention sub-layer, per token, without the s² part */
+    double self_attn = norm + (full ? 3.0 * cast * h : 0) + 3.0 * adt * inner + adt * inner + drop * h;
+    double gated = a->mlp == VP_MLP_GEGLU ? 2.0 : 1.0;
+    double ff = norm + (full ? gated * cast * h : 0) + gated * adt * f + drop * f + (full ? adt * f : 0) + drop * h;
+    double enc_tok = self_attn + ff;
+    /* decoder adds cross-attention: q from the decoder, K and V from the encoder output (per encoder token) */
+    double cross_q = norm + (full ? cast * h : 0) + adt * inner + adt * inner + drop * h;
+    double cross_kv_per_enc_tok = (full ? 2.0 * cast * h : 0) + 2.0 * adt * inner;
+    double enc = (double)a->layers * (enc_tok * se + score * heads * se * se);
     double dec = (double)a->dec_layers *
-                 ((3.0 * norm_tok + 2.0 * attn_tok + ff_tok) * sd + s_terms * heads * (sd * sd + sd * se) +
-                  2.0 * adt * inner * se /* cross-attention K, V of the encoder output */);
+                 ((self_attn + cross_q + ff) * sd + score * heads * (sd * sd + sd * se) + cross_kv_per_enc_tok * se);
     double tokens = se + sd;
     r->tokens = plan->batch * (int64_t)tokens;
     r->layers = 1;
     r->layer = (enc + dec) / tokens;
     r->layer_attn_s = 0;
     r->ckpt_layer = res * h * (double)(a->layers + a->dec_layers) / tokens;
-    r->outside = 3.0 * res * h + 2.0 * h;
-    r->bwd_temp = 3.0 * adt * f + 2.0 * res * h + 4.0 * heads * se;
+    /* final norms of both stacks, their dropouts, the lm_head input cast (per token average) */
+    r->outside = (2.0 * norm + 2.0 * drop * h) + (full ? cast * h * sd / tokens : 0);
+    r->bwd_temp = (adt * f + 2.0 * res * h) + 4.0 * heads * se * (se / tokens);
     r->fwd_temp = 4.0 * heads * se;
     r->attn_kernel = "eager";
 }

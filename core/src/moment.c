@@ -63,3 +63,10 @@ void vp_moment_merge(vp_moment *dst, const vp_moment *src) {
         }
     }
 }
+
+void vp_moment_remove(vp_moment *m, const char *id, const char *instance) {
+    int w = 0;
+    for (int i = 0; i < m->n; i++)
+        if (strcmp(m->c[i].id, id) || (instance && strcmp(m->c[i].instance, instance))) m->c[w++] = m->c[i];
+    m->n = w;
+}

@@ -84,13 +84,19 @@ static void add_acts(vp_moment *m, const vp_inst_calc *c, double frac_layers, in
     }
 }
 
-static void add_kv_train(vp_moment *m, const vp_inst_calc *c, int gc) {
+static void add_kv_train(vp_moment *m, const vp_inst_calc *c, int gc, int graph_freed) {
     if (gc) return; /* HF turns use_cache off with gradient checkpointing */
     const vp_acts *a = &c->a;
-    int64_t kv = (int64_t)((double)a->tokens * a->kv_extra * (double)a->layers);
-    vp_moment_add(m, &c->owner, "kv_cache", "KV cache (use_cache=True)", kv,
-                  "HF DynamicCache keeps K,V copies in training: %.0f B/token × %lld blocks (pass use_cache=False to drop)",
-                  a->kv_extra, (long long)a->layers);
+    double per = graph_freed ? a->kv_total : a->kv_extra;
+    int64_t kv = (int64_t)((double)a->tokens * per * (double)a->layers);
+    if (graph_freed)
+        vp_moment_add(m, &c->owner, "kv_cache", "KV cache (use_cache=True)", kv,
+                      "HF DynamicCache in the output keeps K,V: %.0f B/token × %lld blocks (use_cache=False drops it)",
+                      per, (long long)a->layers);
+    else
+        vp_moment_add(m, &c->owner, "kv_cache", "KV cache (use_cache=True)", kv,
+                      "HF DynamicCache tensors not shared with what attention saves: %.0f B/token × %lld blocks",
+                      per, (long long)a->layers);
 }
 
 /* A frozen model's no-grad forward: weights stay, one block's temporaries at a time, and its logits. */
@@ -171,15 +177,14 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         }
         vp_moment_add(f, &c->owner, "weights_lowp_copy", "Autocast weight copies", casts,
                       "autocast bf16 copies of %s matmul weights × 2 B, saved for backward", cnt);
-        add_kv_train(f, c, gc);
+        add_kv_train(f, c, gc, 0);
         logits_terms(f, c, 0);
 
         /* start of backward: loss gradients over the logits */
         vp_moment *b0 = &out->m[out->n++];
         *b0 = *f;
         vp_strlcpy(b0->phase, "backward", sizeof b0->phase);
-        for (int k = 0; k < b0->n; k++)
-            if (!strcmp(b0->c[k].id, "logits") && !strcmp(b0->c[k].instance, c->owner.instance)) b0->c[k].bytes = 0;
+        vp_moment_remove(b0, "logits", c->owner.instance);
         logits_terms(b0, c, 1);
         if (gc && vp_is_amp(c->in)) {
             /* autocast's cache is dropped when the autocast region exits; the recompute re-casts per block */
@@ -192,8 +197,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         vp_moment *b1 = &out->m[out->n++];
         *b1 = *f;
         vp_strlcpy(b1->phase, "backward", sizeof b1->phase);
-        for (int k = 0; k < b1->n; k++)
-            if (!strcmp(b1->c[k].id, "logits") && !strcmp(b1->c[k].instance, c->owner.instance)) b1->c[k].bytes = 0;
+        vp_moment_remove(b1, "logits", c->owner.instance);
         logits_terms(b1, c, 2);
         if (gc && vp_is_amp(c->in)) {
             for (int k = 0; k < b1->n; k++)
@@ -220,7 +224,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
                 vp_moment_add(b2, &cs[k].owner, "grads", "Gradients", cs[k].w.grad_bytes, "%s trainable params × %d B %s",
                               pc, vp_dtype_bytes(cs[k].w.grad_dtype), vp_dtype_name(cs[k].w.grad_dtype));
             }
-        add_kv_train(b2, c, gc);
+        add_kv_train(b2, c, gc, 1);
         logits_terms(b2, c, 2);
         vp_moment_add(b2, &c->owner, "backward_temp", "Gradient temporaries", (int64_t)((double)T * a->bwd_temp),
                       "first block's backward: %lld tokens × %.0f B", (long long)T, a->bwd_temp);
@@ -229,8 +233,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         vp_moment *s = &out->m[out->n++];
         *s = *b2;
         vp_strlcpy(s->phase, "optimizer_step", sizeof s->phase);
-        for (int k = 0; k < s->n; k++)
-            if (!strcmp(s->c[k].id, "backward_temp")) s->c[k].bytes = 0;
+        vp_moment_remove(s, "backward_temp", NULL);
         vp_moment_add(s, &c->owner, "optimizer_temp", "Optimizer step temporaries", c->o.temp_bytes, "%s", c->o.temp_explain);
     }
     /* drop zero-byte components */

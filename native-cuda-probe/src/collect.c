@@ -495,7 +495,8 @@ static void device_block(build *b, const vp_options *opt, cJSON *devices, devsta
     /* compute capability, SMs */
     int ccmaj = 0, ccmin = 0, have_cc = 0;
     if (attr(b, d->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &ccmaj) &&
-        attr(b, d->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &ccmin) && ccmaj >= 0 && ccmin >= 0) {
+        attr(b, d->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &ccmin) && ccmaj >= 0 && ccmaj < 1000 &&
+        ccmin >= 0 && ccmin <= 9) {
         have_cc = 1;
         snprintf(buf, sizeof buf, "%d.%d", ccmaj, ccmin);
         put_str(b, dj, "compute_capability", buf);
@@ -926,6 +927,10 @@ cJSON *vp_collect(const vp_options *opt, vp_err *err, char *msg, size_t msgsz)
             goto fail;
         }
     }
+    if (opt->n_devices == 0 && count > VP_MAX_DEVICES)
+        snprintf(lmsg, sizeof lmsg, "%d CUDA devices visible; only the first %d are reported", count, VP_MAX_DEVICES);
+    else
+        lmsg[0] = '\0';
     ds = calloc((size_t)n, sizeof *ds);
     if (!ds) goto oom;
     for (int i = 0; i < n; i++) {
@@ -955,6 +960,8 @@ cJSON *vp_collect(const vp_options *opt, vp_err *err, char *msg, size_t msgsz)
         cJSON_Delete(b.warnings);
         goto oom;
     }
+
+    if (lmsg[0]) warn(&b, "%s", lmsg);
 
     /* match CUDA devices to NVML devices */
     for (int i = 0; i < n && nvml.ok; i++) {

@@ -186,6 +186,20 @@ static void check_memory(V *v, const cJSON *dev, const char *dpath)
     }
 }
 
+/* "9.0" -> 9, 0. Major 1..3 digits, minor one digit (no sscanf: %d overflow is undefined). */
+static int parse_cc(const char *s, int *maj, int *min)
+{
+    int m = 0, digits = 0;
+    while (*s >= '0' && *s <= '9' && digits < 3) {
+        m = m * 10 + (*s++ - '0');
+        digits++;
+    }
+    if (digits == 0 || *s != '.' || !(s[1] >= '0' && s[1] <= '9') || s[2] != '\0') return -1;
+    *maj = m;
+    *min = s[1] - '0';
+    return 0;
+}
+
 static void check_device(V *v, const cJSON *dev, int i, int *cc_out)
 {
     char dp[64], p[160];
@@ -212,8 +226,7 @@ static void check_device(V *v, const cJSON *dev, int i, int *cc_out)
     const cJSON *cc = field(v, dev, dp, "compute_capability", T_STR | T_NULL, 1, 1);
     int ccmaj = -1, ccmin = -1;
     if (cJSON_IsString(cc)) {
-        char tail = 0;
-        if (sscanf(cc->valuestring, "%d.%d%c", &ccmaj, &ccmin, &tail) != 2 || ccmaj < 0 || ccmin < 0 || ccmin > 9) {
+        if (parse_cc(cc->valuestring, &ccmaj, &ccmin) != 0) {
             join(p, sizeof p, dp, "compute_capability");
             problem(v, p, "expected \"MAJOR.MINOR\" such as \"9.0\", got \"%s\"", cc->valuestring);
             ccmaj = -1;

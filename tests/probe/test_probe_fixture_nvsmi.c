@@ -26,6 +26,9 @@
 #define MIB 1048576.0
 
 static const char *g_fixture, *g_gt_dir;
+
+/* strtod, not atof: out-of-range input is defined behaviour */
+static double to_num(const char *s) { return strtod(s, NULL); }
 static cJSON *g_doc;
 
 static char *slurp(const char *path)
@@ -196,16 +199,16 @@ static void test_groundtruth_query_csv(void **state)
     int nh = split_csv(t, hdr, 32);
     int nv = split_csv(nl + 1, val, 32);
     assert_int_equal(nh, nv);
-    assert_true(atof(csv_col(hdr, val, nh, "memory.total [MiB]")) * MIB == num("memory.nvml_total_bytes"));
-    assert_true(atof(csv_col(hdr, val, nh, "memory.reserved [MiB]")) * MIB == num("memory.reserved_bytes"));
-    assert_true(atof(csv_col(hdr, val, nh, "memory.used [MiB]")) * MIB == num("memory.used_bytes"));
-    assert_true(atof(csv_col(hdr, val, nh, "memory.free [MiB]")) * MIB == num("memory.nvml_free_bytes"));
+    assert_true(to_num(csv_col(hdr, val, nh, "memory.total [MiB]")) * MIB == num("memory.nvml_total_bytes"));
+    assert_true(to_num(csv_col(hdr, val, nh, "memory.reserved [MiB]")) * MIB == num("memory.reserved_bytes"));
+    assert_true(to_num(csv_col(hdr, val, nh, "memory.used [MiB]")) * MIB == num("memory.used_bytes"));
+    assert_true(to_num(csv_col(hdr, val, nh, "memory.free [MiB]")) * MIB == num("memory.nvml_free_bytes"));
     assert_string_equal(csv_col(hdr, val, nh, "compute_cap"), str("compute_capability"));
     assert_string_equal(csv_col(hdr, val, nh, "name"), str("name"));
     assert_string_equal(csv_col(hdr, val, nh, "pci.bus_id"), str("pci_bus_id"));
-    assert_true(atof(csv_col(hdr, val, nh, "clocks.max.memory [MHz]")) == num("max_mem_clock_mhz"));
-    assert_true(atof(csv_col(hdr, val, nh, "clocks.max.sm [MHz]")) == num("max_sm_clock_mhz"));
-    assert_true(atof(csv_col(hdr, val, nh, "power.limit [W]")) == num("power_limit_w"));
+    assert_true(to_num(csv_col(hdr, val, nh, "clocks.max.memory [MHz]")) == num("max_mem_clock_mhz"));
+    assert_true(to_num(csv_col(hdr, val, nh, "clocks.max.sm [MHz]")) == num("max_sm_clock_mhz"));
+    assert_true(to_num(csv_col(hdr, val, nh, "power.limit [W]")) == num("power_limit_w"));
     assert_string_equal(csv_col(hdr, val, nh, "ecc.mode.current"), cJSON_IsTrue(dev0("ecc")) ? "Enabled" : "Disabled");
     assert_string_equal(csv_col(hdr, val, nh, "mig.mode.current"),
                         cJSON_IsTrue(dev0("mig.enabled")) ? "Enabled" : "Disabled");
@@ -219,7 +222,7 @@ static double torch_num(const cJSON *tp, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(tp, key);
     if (cJSON_IsNumber(v)) return v->valuedouble;
-    if (cJSON_IsString(v)) return atof(v->valuestring); /* the dump stores most values as strings */
+    if (cJSON_IsString(v)) return to_num(v->valuestring); /* the dump stores most values as strings */
     fail_msg("h100-torch-props.json has no %s", key);
     return 0;
 }
@@ -280,29 +283,29 @@ static void test_groundtruth_nvidia_smi_xml(void **state)
         skip();
     }
     assert_int_equal(xml_value(x, "<fb_memory_usage>", "total", v, sizeof v), 0);
-    assert_true(atof(v) * MIB == num("memory.nvml_total_bytes")); /* "81559 MiB" */
+    assert_true(to_num(v) * MIB == num("memory.nvml_total_bytes")); /* "81559 MiB" */
     assert_int_equal(xml_value(x, "<fb_memory_usage>", "reserved", v, sizeof v), 0);
-    assert_true(atof(v) * MIB == num("memory.reserved_bytes"));
+    assert_true(to_num(v) * MIB == num("memory.reserved_bytes"));
     assert_int_equal(xml_value(x, "<fb_memory_usage>", "free", v, sizeof v), 0);
-    assert_true(atof(v) * MIB == num("memory.nvml_free_bytes"));
+    assert_true(to_num(v) * MIB == num("memory.nvml_free_bytes"));
     assert_int_equal(xml_value(x, "<pci>", "pci_bus_id", v, sizeof v), 0);
     assert_string_equal(v, str("pci_bus_id"));
     assert_int_equal(xml_value(x, NULL, "max_link_gen", v, sizeof v), 0);
-    assert_true(atof(v) == num("pcie.gen"));
+    assert_true(to_num(v) == num("pcie.gen"));
     assert_int_equal(xml_value(x, NULL, "max_link_width", v, sizeof v), 0);
-    assert_true(atof(v) == num("pcie.width")); /* "16x" */
+    assert_true(to_num(v) == num("pcie.width")); /* "16x" */
     assert_int_equal(xml_value(x, NULL, "compute_mode", v, sizeof v), 0);
     assert_string_equal(v, "Default");
     assert_int_equal(xml_value(x, "<max_clocks>", "mem_clock", v, sizeof v), 0);
-    assert_true(atof(v) == num("max_mem_clock_mhz"));
+    assert_true(to_num(v) == num("max_mem_clock_mhz"));
     assert_int_equal(xml_value(x, "<max_clocks>", "sm_clock", v, sizeof v), 0);
-    assert_true(atof(v) == num("max_sm_clock_mhz"));
+    assert_true(to_num(v) == num("max_sm_clock_mhz"));
     assert_int_equal(xml_value(x, "<ecc_mode>", "current_ecc", v, sizeof v), 0);
     assert_string_equal(v, "Enabled");
     assert_int_equal(xml_value(x, "<mig_mode>", "current_mig", v, sizeof v), 0);
     assert_string_equal(v, "Disabled");
     assert_int_equal(xml_value(x, NULL, "current_power_limit", v, sizeof v), 0);
-    assert_true(atof(v) == num("power_limit_w"));
+    assert_true(to_num(v) == num("power_limit_w"));
     assert_int_equal(xml_value(x, NULL, "driver_version", v, sizeof v), 0);
     assert_string_equal(v, "580.159.04");
     assert_int_equal(xml_value(x, NULL, "cuda_version", v, sizeof v), 0);
