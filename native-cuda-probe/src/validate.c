@@ -44,8 +44,9 @@ static void problem(V *v, const char *path, const char *fmt, ...)
 
 static void join(char *dst, size_t n, const char *base, const char *key)
 {
-    if (base[0]) snprintf(dst, n, "%s.%s", base, key);
-    else snprintf(dst, n, "%s", key);
+    /* truncation is acceptable for a path shown in a message */
+    int w = base[0] ? snprintf(dst, n, "%s.%s", base, key) : snprintf(dst, n, "%s", key);
+    if (w < 0 && n) dst[0] = '\0';
 }
 
 static int is_int(const cJSON *it)
