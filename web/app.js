@@ -7,7 +7,7 @@
 import * as O from './options.js';
 import { buildPlan, InputError, hfConfigName, parseJsonField } from './plan.js';
 import { encodeShare, decodeShare, sanitize, ShareError } from './share.js';
-import { h, renderVerdict, renderVerdictMessage, renderDevices, renderWarnings, renderCompare } from './view.js';
+import { h, renderVerdict, renderVerdictMessage, renderMiniVerdict, renderDevices, renderWarnings, renderCompare } from './view.js';
 import { CoreClient } from './core-client.js';
 
 const $ = (id) => document.getElementById(id);
@@ -335,6 +335,10 @@ function showError(field, message, path, code) {
   $('devices').classList.add('stale');
   $('warnings').classList.add('stale');
   $('stale-note').hidden = !current;
+  const mini = $('mini-verdict');
+  mini.className = 'mini-verdict error';
+  mini.textContent = '⚠ Cannot estimate this setup · why ↓';
+  mini.hidden = false;
 }
 
 function scheduleEstimate(delay = DEBOUNCE_MS) {
@@ -400,6 +404,7 @@ function sourceLine() {
 function render() {
   const est = current.estimate;
   renderVerdict($('verdict'), est, { source: sourceLine() });
+  renderMiniVerdict($('mini-verdict'), est);
   renderDevices($('devices'), est);
   renderWarnings($('warnings'), est);
   $('devices').classList.remove('stale');
@@ -440,7 +445,8 @@ function settingDiffs(a, b) {
     if (String(fa[k]) === String(fb[k])) continue;
     const label = DIFF_LABELS[k] || k.replace(/^model\.custom\./, 'Custom ');
     const long = k === 'model.hf' || k === 'hardware.probe';
-    out.push({ label, from: long ? 'pasted text' : String(fa[k]), to: long ? 'changed' : String(fb[k]) });
+    const show = (v) => (typeof v === 'boolean' ? (v ? 'on' : 'off') : String(v));
+    out.push({ label, from: long ? 'pasted text' : show(fa[k]), to: long ? 'changed' : show(fb[k]) });
   }
   return out;
 }
@@ -553,9 +559,10 @@ async function readFileInto(file, textarea, what) {
 // ---- events -------------------------------------------------------------------------------------
 function onChange() {
   const prevType = currentModelType();
+  const prevProbe = state.hardware.probe;
   readForm();
   if (currentModelType() !== prevType) fillTargets();
-  fillProbeDevices();
+  if (state.hardware.probe !== prevProbe) fillProbeDevices();
   syncVisibility();
   scheduleEstimate();
   scheduleLinkUpdate();

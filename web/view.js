@@ -111,6 +111,17 @@ export function renderVerdict(root, est, context = {}) {
   root.replaceChildren(...kids);
 }
 
+/** The one-line verdict kept in view on narrow screens. */
+export function renderMiniVerdict(el, est) {
+  const d = tightest(est);
+  el.className = `mini-verdict ${est.fits ? 'fits' : 'nofit'}`;
+  const head = est.fits ? '✓ Fits' : '✗ Does not fit';
+  if (!d) el.textContent = head;
+  else if (d.headroom_bytes >= 0) el.textContent = `${head} · ${fmtBytes(d.headroom_bytes)} headroom · details ↓`;
+  else el.textContent = `${head} · short by ${fmtBytes(-d.headroom_bytes)} · details ↓`;
+  el.hidden = false;
+}
+
 export function renderVerdictMessage(root, kind, title, message, detail) {
   root.className = `verdict ${kind}`;
   root.removeAttribute('data-fits');
@@ -137,7 +148,7 @@ function componentLabel(c, manyInstances) {
 /** Stacked bar + breakdown table + phase timeline for one device. */
 function renderDevice(d, est) {
   const manyInstances = (est.instances || []).length > 1;
-  const comps = (d.components || []).slice().sort((a, b) => b.bytes - a.bytes);
+  const comps = d.components || []; // the core's order (largest first)
   // Scale: the larger of what the device offers and what the job wants, so an overflow shows.
   const scale = Math.max(d.capacity_bytes || 0, d.nvidia_smi_bytes || 0, d.peak_alloc_bytes || 0, 1);
   const pct = (n) => `${Math.max(0, (100 * n) / scale).toFixed(3)}%`;
@@ -230,8 +241,9 @@ export function renderCompare(root, pinned, current, settingDiffs) {
     h('th', { scope: 'row' }, label), h('td', { class: 'num' }, va), h('td', { class: 'num' }, vb), h('td', { class: 'num delta' }, delta)));
   const bytesRow = (label, x, y, key) => {
     const changed = x !== y;
+    // a component absent from one peak holds 0 bytes there (components sum to the peak)
     row(label, x === undefined ? '–' : bytesCell(x), y === undefined ? '–' : bytesCell(y),
-      x === undefined || y === undefined ? '' : fmtDelta(y - x), { class: changed ? 'changed' : null, 'data-key': key });
+      fmtDelta((y || 0) - (x || 0)), { class: changed ? 'changed' : null, 'data-key': key });
   };
   row('Verdict', pinned.estimate.fits ? 'fits' : 'does not fit', current.estimate.fits ? 'fits' : 'does not fit',
     pinned.estimate.fits === current.estimate.fits ? '' : 'changed', { class: pinned.estimate.fits === current.estimate.fits ? null : 'changed' });

@@ -47,11 +47,13 @@ static void decoder_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r)
     double L = 0;
     /* norms before attention and MLP (gemma2 adds two post-norms) */
     L += (double)a->norms_per_layer * norm_saved(res, h, full, a->norm);
+    double R = L; /* replicated under tensor parallelism (hidden-width), divided only with SP */
     if (a->qk_norm) L += 2.0 * (4.0 * qd) ; /* qwen3 q_norm/k_norm: fp32 copies (k at a_kv heads, rounded up) */
     /* inputs of the attention projections, saved only when their weights train */
     if (full) {
         if (amp) L += (a->fused_qkv ? 1.0 : 3.0) * 2.0 * h; /* autocast casts the input per linear */
         else L += adt * h;                                /* q, k, v share one saved input */
+        R = L;
     }
     /* attention core */
     double attn_s = 0;
@@ -110,9 +112,17 @@ static void decoder_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r)
         double E = (double)a->experts, k = (double)a->experts_per_tok;
         L += 4.0 * E + 4.0 * E + 8.0 * k + adt * h * k * (full ? 1.0 : 0.0) + adt * h;
     }
-    if (a->resid_dropout > 0) L += 2.0 * h; /* two residual dropout masks */
+    if (full) {
+        double mlp_in = amp ? (a->fused_gate_up ? 1.0 : (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 2.0 : 1.0)) * 2.0 * h : adt * h;
+        R += mlp_in;
+    }
+    if (a->resid_dropout > 0) {
+        L += 2.0 * h; /* two residual dropout masks */
+        R += 2.0 * h;
+    }
     L += vp_lora_act_per_token_layer(in);
     r->layer = L + attn_s;
+    r->layer_repl = R;
     r->layer_attn_s = attn_s;
     r->kv_extra = kv_extra;
     r->kv_total = kv_total;
@@ -298,8 +308,35 @@ static void dit_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     r->layers = a->layers;
 }
 
+/* Megatron-LM (Korthikanti et al. 2022, Table 2; megatron/training/theoretical_memory_usage.py):
+ * 16-bit activations with dropout masks. Per block, per token: replicated 10h (LayerNorm inputs 4h,
+ * QKV and MLP inputs 2h each, two dropout masks), split by TP 8h (Q, K, V, out-proj input) + 4f
+ * (GeLU input and fc2 input), and 5·a·s for the attention scores unless selective recomputation
+ * drops them; sequence parallelism splits the replicated part too. */
+static void megatron_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
+    const vp_arch *a = &in->arch;
+    double h = (double)a->hidden, f = (double)a->inter, s = (double)plan->seq, heads = (double)a->heads;
+    const vp_parallel *p = &plan->par;
+    r->megatron = 1;
+    r->attn_kernel = p->selective_recompute ? "recomputed (selective)" : "core attention saved";
+    r->layer_repl = 10.0 * h;
+    r->layer_attn_s = p->selective_recompute ? 0.0 : 5.0 * heads * s;
+    r->layer = 10.0 * h + 8.0 * h + 4.0 * f + r->layer_attn_s;
+    r->ckpt_layer = 2.0 * h;
+    /* input to the embedding (8 B/token) and the embedding dropout mask */
+    r->outside = 8.0 + h;
+    r->bwd_temp = 0;
+    r->fwd_temp = 0;
+    r->tokens = plan->batch * plan->seq;
+    r->layers = a->layers;
+}
+
 void vp_activations_compute(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     memset(r, 0, sizeof *r);
+    if (in->sharded && plan->par.framework == VP_FW_MEGATRON && in->arch.kind == VP_KIND_DECODER) {
+        megatron_acts(plan, in, r);
+        return;
+    }
     switch (in->arch.kind) {
     case VP_KIND_DECODER: decoder_acts(plan, in, r); break;
     case VP_KIND_GPT2: gpt2_acts(plan, in, r); break;

@@ -57,6 +57,7 @@ typedef struct {
     double attn_dropout, resid_dropout, embd_dropout;
     int gelu_python;     /* gpt2 "gelu_new": NewGELUActivation written as Python ops */
     double final_logit_softcap; /* gemma2: extra elementwise ops over the logits */
+    int64_t vision_params;      /* qwen2_vl: parameters of the vision tower (counted, activations not modelled) */
 } vp_arch;
 
 /* Parse a Hugging Face config.json object (cJSON *) into arch. path names the object in errors. */

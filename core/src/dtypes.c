@@ -33,6 +33,7 @@ vp_dtype vp_param_dtype(const vp_instance *in) {
     case VP_PREC_AMP_BF16:
     case VP_PREC_AMP_FP16: return VP_DT_FP32;
     case VP_PREC_BF16:
+    case VP_PREC_BF16_MASTER:
     case VP_PREC_FP8: return VP_DT_BF16;
     case VP_PREC_FP16: return VP_DT_FP16;
     }

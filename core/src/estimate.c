@@ -7,6 +7,8 @@
 #include "util.h"
 
 static void add_warning(vp_estimate *e, const char *msg) {
+    for (int i = 0; i < e->n_warnings; i++)
+        if (!strcmp(e->warnings[i], msg)) return;
     if (e->n_warnings < VP_MAX_WARNINGS) vp_strlcpy(e->warnings[e->n_warnings++], msg, sizeof e->warnings[0]);
 }
 
@@ -15,9 +17,27 @@ static int cmp_comp(const void *a, const void *b) {
     return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
 }
 
-static void fill_device(const vp_plan *plan, int index, vp_inst_calc *cs, int n, vp_device *d) {
+static int64_t world_size(const vp_plan *plan) { return plan->par.dp * plan->par.tp * plan->par.pp; }
+
+/* Is instance i on GPU `rank` (a global rank; node-0 GPUs have rank = local index)? */
+static int on_gpu(const vp_plan *plan, const vp_instance *in, int64_t rank) {
+    if (in->stream_from_cpu) return rank == in->stream_from_cpu - 1;
+    if (in->device < 0) return 0;
+    if (in->sharded) return rank < world_size(plan);
+    return in->device == rank;
+}
+
+static void fill_device(const vp_plan *plan, int64_t rank, vp_device *d, vp_estimate *e) {
+    vp_inst_calc *cs = calloc(VP_MAX_INSTANCES, sizeof *cs);
     vp_moments *ms = malloc(sizeof *ms);
-    if (!ms) return;
+    if (!cs || !ms) {
+        free(cs);
+        free(ms);
+        return;
+    }
+    int n = 0;
+    for (int i = 0; i < plan->n_instances; i++)
+        if (on_gpu(plan, &plan->inst[i], rank)) vp_inst_calc_init(plan, &plan->inst[i], rank, &cs[n++]);
     if (plan->mode == VP_MODE_TRAIN)
         vp_timeline_train(plan, cs, n, ms);
     else
@@ -47,14 +67,26 @@ static void fill_device(const vp_plan *plan, int index, vp_inst_calc *cs, int n,
     qsort(d->components, (size_t)d->n_components, sizeof(vp_component), cmp_comp);
     vp_strlcpy(d->peak_phase, pk->phase, sizeof d->peak_phase);
     d->peak_alloc_bytes = (uint64_t)best_total;
+    for (int i = 0; i < n; i++)
+        if (plan->par.pp > 1 && cs[i].in->sharded && rank == 0 && !cs[i].ctx.last && plan->mode == VP_MODE_TRAIN) {
+            char w[200];
+            snprintf(w, sizeof w, "Pipeline stage 0 holds %.0f micro-batches of activations in flight (1F1B); the last stage holds the logits.",
+                     cs[i].inflight);
+            add_warning(e, w);
+        }
     free(ms);
+    free(cs);
 
-    d->index = index;
+    d->index = (int)rank;
     vp_strlcpy(d->kind, "gpu", sizeof d->kind);
-    vp_strlcpy(d->name, plan->gpu.name, sizeof d->name);
+    if (rank < plan->gpu_count)
+        vp_strlcpy(d->name, plan->gpu.name, sizeof d->name);
+    else
+        snprintf(d->name, sizeof d->name, "%.60s (rank %lld, node %lld)", plan->gpu.name, (long long)rank,
+                 (long long)(rank / plan->gpu_count));
     d->capacity_bytes = vp_capacity_bytes(&plan->gpu);
     d->context_bytes = (uint64_t)vp_context_bytes(&plan->gpu);
-    int64_t nonpt = vp_nonpytorch_bytes(&plan->gpu);
+    int64_t nonpt = vp_nonpytorch_bytes(&plan->gpu) + (world_size(plan) > 1 ? vp_nccl_bytes() : 0);
     d->usable_bytes = d->capacity_bytes > (uint64_t)nonpt ? d->capacity_bytes - (uint64_t)nonpt : 0;
     d->peak_reserved_bytes = (uint64_t)vp_reserved_from_alloc(best_total, 0);
     d->nvidia_smi_bytes = d->peak_reserved_bytes + (uint64_t)nonpt;
@@ -62,11 +94,52 @@ static void fill_device(const vp_plan *plan, int index, vp_inst_calc *cs, int n,
     d->fits = d->headroom_bytes >= 0;
 }
 
+/* CPU RAM of one node: offloaded optimizer state and parameters, CPU-placed models. */
+static void fill_cpu(const vp_plan *plan, vp_device *d) {
+    memset(d, 0, sizeof *d);
+    d->index = -1;
+    vp_strlcpy(d->kind, "cpu", sizeof d->kind);
+    vp_strlcpy(d->name, "CPU RAM (per node)", sizeof d->name);
+    vp_moment m;
+    vp_moment_init(&m, "optimizer_step");
+    int64_t ranks = world_size(plan) < plan->gpu_count ? world_size(plan) : plan->gpu_count;
+    for (int i = 0; i < plan->n_instances; i++) {
+        const vp_instance *in = &plan->inst[i];
+        vp_inst_calc c;
+        vp_inst_calc_init(plan, in, 0, &c);
+        if (in->sharded) {
+            vp_moment_add(&m, &c.owner, "optimizer_state", "Offloaded optimizer state", c.ds.cpu_states.bytes * ranks,
+                          "%s, × %lld ranks on the node", c.ds.cpu_states.explain, (long long)ranks);
+            vp_moment_add(&m, &c.owner, "weights", "Offloaded parameters", c.ds.cpu_weights.bytes * ranks,
+                          "%s, × %lld ranks on the node", c.ds.cpu_weights.explain, (long long)ranks);
+        } else if (in->device < 0 && c.owns_weights) {
+            vp_moment_add(&m, &c.owner, "weights", in->pinned ? "Weights (pinned)" : "Weights", c.w.base_bytes + c.w.adapter_bytes,
+                          "%s model kept in CPU RAM%s", vp_role_names[in->role],
+                          in->stream_from_cpu ? ", its layers streamed through the GPU" : "");
+        }
+    }
+    int64_t t = vp_moment_total(&m);
+    d->n_components = m.n;
+    memcpy(d->components, m.c, sizeof(vp_component) * (size_t)m.n);
+    qsort(d->components, (size_t)d->n_components, sizeof(vp_component), cmp_comp);
+    d->peak_alloc_bytes = d->peak_reserved_bytes = (uint64_t)t;
+    d->capacity_bytes = d->usable_bytes = plan->cpu_ram_bytes;
+    d->headroom_bytes = plan->cpu_ram_bytes ? (int64_t)plan->cpu_ram_bytes - t : 0;
+    d->fits = !plan->cpu_ram_bytes || d->headroom_bytes >= 0;
+    vp_strlcpy(d->peak_phase, "optimizer_step", sizeof d->peak_phase);
+    d->n_phases = 1;
+    vp_strlcpy(d->phases[0].name, "optimizer_step", sizeof d->phases[0].name);
+    d->phases[0].alloc_bytes = (uint64_t)t;
+}
+
 static void summarize(const vp_plan *plan, vp_estimate *e) {
     char need[32], have[32], miss[32];
     const vp_device *worst = NULL;
-    for (int i = 0; i < e->n_devices; i++)
-        if (!worst || e->devices[i].headroom_bytes < worst->headroom_bytes) worst = &e->devices[i];
+    for (int i = 0; i < e->n_devices; i++) {
+        const vp_device *d = &e->devices[i];
+        if (d->index < 0 && !plan->cpu_ram_bytes) continue;
+        if (!worst || d->headroom_bytes < worst->headroom_bytes) worst = d;
+    }
     if (!worst) {
         snprintf(e->summary, sizeof e->summary, "Nothing is placed on a GPU.");
         return;
@@ -83,50 +156,66 @@ static void summarize(const vp_plan *plan, vp_estimate *e) {
         if (w < 0 || (size_t)w >= sizeof top - used) break;
         used += (size_t)w;
     }
+    char dev[64];
+    if (worst->index < 0)
+        snprintf(dev, sizeof dev, "CPU RAM");
+    else
+        snprintf(dev, sizeof dev, "GPU %d", worst->index);
     const char *node = plan->gpu.node[0] ? plan->gpu.node : "";
     if (e->fits)
-        snprintf(e->summary, sizeof e->summary, "Fits: GPU %d needs %s of the %s usable on %s%s%s (%s headroom). Peak in %s. Largest: %s.",
-                 worst->index, need, have, worst->name, node[0] ? " on " : "", node, miss, worst->peak_phase, top);
+        snprintf(e->summary, sizeof e->summary, "Fits: %s needs %s of the %s usable on %s%s%s (%s headroom). Peak in %s. Largest: %s.",
+                 dev, need, have, worst->name, node[0] ? " on " : "", node, miss, worst->peak_phase, top);
     else
         snprintf(e->summary, sizeof e->summary,
-                 "Does not fit: GPU %d needs %s, %s more than the %s usable on %s%s%s. Peak in %s. Largest: %s.",
-                 worst->index, need, miss, have, worst->name, node[0] ? " on " : "", node, worst->peak_phase, top);
+                 "Does not fit: %s needs %s, %s more than the %s usable on %s%s%s. Peak in %s. Largest: %s.",
+                 dev, need, miss, have, worst->name, node[0] ? " on " : "", node, worst->peak_phase, top);
 }
 
 vp_status vp_estimate_plan(const vp_plan *plan, vp_estimate *e, vp_error *err) {
     vp_error_clear(err);
     if (!plan || !e) return vp_fail(err, VP_ERR_FIELD, "", "no plan");
     memset(e, 0, sizeof *e);
-    vp_inst_calc *cs = calloc(VP_MAX_INSTANCES, sizeof *cs);
-    if (!cs) return vp_fail(err, VP_ERR_NOMEM, "", "out of memory");
+    int any_cpu = 0;
+    for (int i = 0; i < plan->n_warnings; i++) add_warning(e, plan->warnings[i]);
     for (int i = 0; i < plan->n_instances; i++) {
         const vp_instance *in = &plan->inst[i];
-        vp_inst_calc_init(plan, in, &cs[i]);
+        vp_inst_calc c;
+        vp_inst_calc_init(plan, in, 0, &c);
         vp_instance_info *info = &e->instances[e->n_instances++];
         vp_strlcpy(info->name, in->name, sizeof info->name);
         vp_strlcpy(info->role, vp_role_names[in->role], sizeof info->role);
         vp_strlcpy(info->model_type, in->arch.model_type, sizeof info->model_type);
         info->params_total = (uint64_t)in->pc.total;
-        info->params_trainable = (uint64_t)cs[i].w.trainable;
+        info->params_trainable = (uint64_t)c.w.trainable;
         if (in->precision == VP_PREC_FP8 && !plan->gpu.fp8 && plan->gpu.memory_bytes)
             add_warning(e, "fp8 was asked for, but this GPU has no fp8 tensor cores (compute capability < 8.9).");
-        if (strcmp(cs[i].a.attn_kernel ? cs[i].a.attn_kernel : "", "math") == 0 && plan->mode == VP_MODE_TRAIN)
+        if (c.a.attn_kernel && !strcmp(c.a.attn_kernel, "math") && plan->mode == VP_MODE_TRAIN)
             add_warning(e, "fp32 attention with grouped KV heads falls back to PyTorch's math SDPA kernel, which stores the "
                            "full s×s probabilities; bf16 autocast would use flash attention.");
+        if (in->device < 0 || (in->sharded && (plan->par.offload_optimizer || plan->par.offload_params))) any_cpu = 1;
     }
-    /* GPUs that hold something */
     e->fits = 1;
-    for (int g = 0; g < plan->gpu_count && e->n_devices < VP_MAX_DEVICES; g++) {
-        vp_inst_calc on[VP_MAX_INSTANCES];
-        int n = 0;
-        for (int i = 0; i < plan->n_instances; i++)
-            if (plan->inst[i].device == g) on[n++] = cs[i];
-        if (!n && g > 0) continue;
+    int64_t world = world_size(plan);
+    int64_t local = plan->gpu_count;
+    for (int64_t g = 0; g < local && e->n_devices < VP_MAX_DEVICES - 2; g++) {
+        int used = g == 0;
+        for (int i = 0; i < plan->n_instances; i++) used |= on_gpu(plan, &plan->inst[i], g);
+        if (!used) continue;
         vp_device *d = &e->devices[e->n_devices++];
-        fill_device(plan, g, on, n, d);
+        fill_device(plan, g, d, e);
         if (!d->fits) e->fits = 0;
     }
-    free(cs);
+    /* the last pipeline stage (it holds the output head and the loss) when it is on another node */
+    if (plan->par.pp > 1 && world > local && e->n_devices < VP_MAX_DEVICES - 1) {
+        vp_device *d = &e->devices[e->n_devices++];
+        fill_device(plan, world - 1, d, e);
+        if (!d->fits) e->fits = 0;
+    }
+    if (any_cpu && e->n_devices < VP_MAX_DEVICES) {
+        vp_device *d = &e->devices[e->n_devices++];
+        fill_cpu(plan, d);
+        if (!d->fits) e->fits = 0;
+    }
     summarize(plan, e);
     return VP_OK;
 }

@@ -13,7 +13,32 @@
 #define MAXVOCAB 100000000LL
 
 static const char *const k_families[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "phi3",
-                                         "gemma", "gemma2", "gpt2", "t5", "vit", "cogvideox", NULL};
+                                         "gemma", "gemma2", "gpt2", "t5", "vit", "cogvideox", "qwen2_vl", NULL};
+
+/* Qwen2-VL vision tower (transformers qwen2_vl/modeling_qwen2_vl.py Qwen2VisionTransformerPretrainedModel):
+ * Conv3d patch embedding (no bias), depth × [LayerNorm, qkv Linear(e, 3e), proj, LayerNorm,
+ * MLP e -> e·mlp_ratio -> e], PatchMerger LayerNorm + Linear(4e, 4e) + Linear(4e, hidden).
+ * 675,759,104 for Qwen2-VL-7B (memory-facts §10, counted on the meta device). */
+static vp_status parse_vision(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "vision_config");
+    if (!cJSON_IsObject(v)) return VP_OK;
+    char vp[128];
+    vp_path_key(vp, sizeof vp, p, "vision_config");
+    int64_t depth = 32, e = 1280, ratio = 4, ch = 3, patch = 14, tpatch = 2, merge = 2, out = a->hidden;
+    vp_status st;
+    if ((st = vp_json_opt_int(v, vp, "depth", 1, 4096, &depth, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "embed_dim", 1, 1048576, &e, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "mlp_ratio", 1, 64, &ratio, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "in_chans", 1, 64, &ch, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "patch_size", 1, 1024, &patch, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "temporal_patch_size", 1, 64, &tpatch, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "spatial_merge_size", 1, 64, &merge, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "hidden_size", 1, 1048576, &out, err))) return st;
+    int64_t f = e * ratio, m = e * merge * merge;
+    int64_t block = 2 * e + (e * 3 * e + 3 * e) + (e * e + e) + 2 * e + (e * f + f) + (f * e + e);
+    a->vision_params = ch * tpatch * patch * patch * e + depth * block + 2 * e + (m * m + m) + (m * out + out);
+    return VP_OK;
+}
 
 static vp_status decoder_common(const cJSON *c, const char *p, vp_arch *a, int tie_default, vp_error *err) {
     vp_status st;
@@ -247,7 +272,7 @@ vp_status vp_arch_from_hf(const cJSON *c, const char *p, vp_arch *a, vp_error *e
         vp_strlcpy(shown, mt->valuestring, sizeof shown);
         return vp_fail(err, VP_ERR_UNSUPPORTED, path,
                        "%s \"%s\" is not supported (supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
-                       "phi3, gemma, gemma2, gpt2, t5, vit, cogvideox; or describe it with \"custom\")",
+                       "phi3, gemma, gemma2, gpt2, t5, vit, cogvideox, qwen2_vl; or describe it with \"custom\")",
                        path, shown);
     }
     const char *name = k_families[fam];
@@ -263,7 +288,8 @@ vp_status vp_arch_from_hf(const cJSON *c, const char *p, vp_arch *a, vp_error *e
      * True for gemma/gemma2 (their configuration_*.py) */
     int tie_default = !strcmp(name, "gemma") || !strcmp(name, "gemma2");
     if ((st = decoder_common(c, p, a, tie_default, err))) return st;
-    if (!strcmp(name, "qwen2") || !strcmp(name, "qwen2_moe")) {
+    if (!strcmp(name, "qwen2_vl") && (st = parse_vision(c, p, a, err))) return st;
+    if (!strcmp(name, "qwen2") || !strcmp(name, "qwen2_moe") || !strcmp(name, "qwen2_vl")) {
         a->qkv_bias = 1; /* Qwen2Attention: q/k/v Linear(bias=True), o_proj bias=False */
         a->o_bias = 0;
     }

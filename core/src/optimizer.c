@@ -16,8 +16,11 @@ void vp_optimizer_compute(const vp_instance *in, const vp_weights *w, vp_optim *
     o->state_explain[0] = o->temp_explain[0] = '\0';
     int64_t n = w->trainable;
     if (n <= 0) return;
-    int gb = vp_dtype_bytes(w->grad_dtype);
-    const char *dt = vp_dtype_name(w->grad_dtype);
+    /* states follow the gradient dtype (torch.optim zeros_like(p)), except with an fp32 master copy,
+     * where the optimizer steps the fp32 master and keeps fp32 states (ZeRO paper §3.1, K = 12) */
+    vp_dtype sdt = in->precision == VP_PREC_BF16_MASTER ? VP_DT_FP32 : w->grad_dtype;
+    int gb = vp_dtype_bytes(sdt);
+    const char *dt = vp_dtype_name(sdt);
     char cnt[24];
     vp_fmt_count(cnt, sizeof cnt, (double)n);
     int64_t largest = in->ft == VP_FT_FULL ? in->pc.largest_tensor : (in->arch.hidden * (in->lora_r > 0 ? in->lora_r : 1));

@@ -49,6 +49,7 @@ static void decoder_counts(const vp_arch *a, vp_param_counts *c) {
     c->lm_head = a->tie ? 0 : a->vocab * h;
     c->final_norm = norm_params(a, h);
     c->linear_in_layers = a->layers * (c->per_layer_attn - (a->qk_norm ? 2 * d : 0)) + n_dense * dense_mlp + n_moe * moe_mlp;
+    c->other = a->vision_params;
     c->largest_tensor = a->vocab * h;
     int64_t mt = a->experts ? a->expert_inter * h : a->inter * h;
     if (a->fused_gate_up) mt *= 2;

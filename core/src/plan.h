@@ -6,7 +6,10 @@
 #include "gpu.h"
 
 typedef enum { VP_MODE_TRAIN = 0, VP_MODE_INFER } vp_mode;
-typedef enum { VP_PREC_FP32 = 0, VP_PREC_AMP_BF16, VP_PREC_AMP_FP16, VP_PREC_BF16, VP_PREC_FP16, VP_PREC_FP8 } vp_precision;
+typedef enum {
+    VP_PREC_FP32 = 0, VP_PREC_AMP_BF16, VP_PREC_AMP_FP16, VP_PREC_BF16, VP_PREC_FP16, VP_PREC_FP8,
+    VP_PREC_BF16_MASTER /* bf16 weights and grads, fp32 master copy in the optimizer (DeepSpeed, Megatron, ZeRO paper) */
+} vp_precision;
 typedef enum { VP_QUANT_NONE = 0, VP_QUANT_INT8, VP_QUANT_NF4, VP_QUANT_FP4 } vp_quant;
 typedef enum { VP_FT_FULL = 0, VP_FT_LORA, VP_FT_QLORA, VP_FT_ADAPTER, VP_FT_FROZEN } vp_ft;
 typedef enum {
@@ -60,9 +63,29 @@ typedef struct {
     int64_t passes;
     int device;          /* GPU index, or -1 = CPU */
     int pinned;
+    int sharded;         /* follows the parallel layout (every GPU of the job) */
+    int stream_from_cpu; /* CPU-placed model whose blocks stream through GPU (stream_from_cpu - 1); 0 = no */
     int shares_weights_with; /* index of another instance whose weights this one runs through, or -1 */
     int logprobs_fp32;   /* the instance's logits are upcast to fp32 for a log-softmax (DPO reference) */
 } vp_instance;
+
+typedef enum { VP_FW_TORCH = 0, VP_FW_DEEPSPEED, VP_FW_FSDP, VP_FW_MEGATRON } vp_framework;
+typedef enum { VP_FSDP_FULL_SHARD = 0, VP_FSDP_SHARD_GRAD_OP, VP_FSDP_HYBRID_SHARD, VP_FSDP_NO_SHARD } vp_fsdp;
+
+/* Data / tensor / pipeline / sequence / expert parallelism and sharding (plan "parallel"). */
+typedef struct {
+    int64_t dp, tp, pp, vpp, ep, microbatches;
+    int sp;                    /* sequence parallelism (Megatron, with TP) */
+    int zero;                  /* DeepSpeed ZeRO stage 0-3 */
+    vp_framework framework;
+    vp_fsdp fsdp;
+    int offload_optimizer, offload_params, activation_offload;
+    int distributed_optimizer; /* Megatron --use-distributed-optimizer */
+    int selective_recompute;   /* Megatron --recompute-granularity selective */
+    int grad_as_bucket_view;   /* DDP gradient_as_bucket_view */
+    int64_t reduce_bucket, allgather_bucket; /* DeepSpeed bucket sizes, in elements */
+    int64_t ddp_bucket_mb;
+} vp_parallel;
 
 typedef struct vp_plan {
     vp_mode mode;
@@ -71,8 +94,12 @@ typedef struct vp_plan {
     int n_instances;
     vp_instance inst[VP_MAX_INSTANCES];
     vp_gpu gpu;
-    int64_t gpu_count;
-    int64_t dp, tp, pp, zero;
+    int64_t gpu_count;       /* GPUs per node */
+    int64_t nodes;
+    uint64_t cpu_ram_bytes;  /* per node, 0 = unknown */
+    vp_parallel par;
+    int n_warnings;
+    char warnings[4][200];   /* explained warnings found while validating */
 } vp_plan;
 
 #endif

@@ -10,7 +10,7 @@
 
 const char *const vp_role_names[] = {"trained", "reference", "teacher", "ema", "reward", "critic",
                                      "editor", "functional_copy", "custom", NULL};
-const char *const vp_precision_names[] = {"fp32", "amp_bf16", "amp_fp16", "bf16", "fp16", "fp8", NULL};
+const char *const vp_precision_names[] = {"fp32", "amp_bf16", "amp_fp16", "bf16", "fp16", "fp8", "bf16_master", NULL};
 static const char *const k_quant[] = {"none", "int8", "nf4", "fp4", NULL};
 static const char *const k_ft[] = {"full", "lora", "qlora", "adapter", "frozen", NULL};
 static const char *const k_opt[] = {"adamw", "adam", "sgd", "sgd_momentum", "adafactor", "lion",
@@ -83,9 +83,18 @@ static vp_status parse_model(const cJSON *m, const char *p, const vp_registry *r
         }
         const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(entry, "config");
         char cpath[160];
-        snprintf(cpath, sizeof cpath, "preset %s config", preset->valuestring);
-        if ((st = vp_arch_from_hf(cfg, cpath, &in->arch, err))) return st;
-        return VP_OK;
+        snprintf(cpath, sizeof cpath, "preset %.60s config", preset->valuestring);
+        /* diffusers configs carry no model_type: the preset's family names it */
+        const cJSON *fam = cJSON_GetObjectItemCaseSensitive(entry, "family");
+        if (cJSON_IsObject(cfg) && !cJSON_GetObjectItemCaseSensitive(cfg, "model_type") && cJSON_IsString(fam)) {
+            cJSON *copy = cJSON_Duplicate(cfg, 1);
+            if (!copy) return vp_fail(err, VP_ERR_NOMEM, path, "out of memory");
+            cJSON_AddStringToObject(copy, "model_type", fam->valuestring);
+            st = vp_arch_from_hf(copy, cpath, &in->arch, err);
+            cJSON_Delete(copy);
+            return st;
+        }
+        return vp_arch_from_hf(cfg, cpath, &in->arch, err);
     }
     if (hf) {
         vp_path_key(path, sizeof path, p, "hf_config");
@@ -239,9 +248,10 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
     in->activations = (vp_act)act;
     if ((st = vp_json_opt_int(o, p, "passes", 1, 1024, &in->passes, err))) return st;
     if ((st = vp_json_opt_bool(o, p, "logprobs_fp32", &in->logprobs_fp32, err))) return st;
+    in->sharded = 1; /* follows the parallel layout unless pinned to one device */
     const cJSON *pl = cJSON_GetObjectItemCaseSensitive(o, "placement");
     if (pl) {
-        static const char *const pkeys[] = {"device", "pinned", "sharded", NULL};
+        static const char *const pkeys[] = {"device", "pinned", "sharded", "stream_to", NULL};
         vp_path_key(path, sizeof path, p, "placement");
         if ((st = vp_json_only_keys(pl, path, pkeys, err))) return st;
         const cJSON *dev = cJSON_GetObjectItemCaseSensitive(pl, "device");
@@ -249,12 +259,29 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
         vp_path_key(dp, sizeof dp, path, "device");
         if (cJSON_IsString(dev) && !strcmp(dev->valuestring, "cpu")) {
             in->device = -1;
+            in->sharded = 0;
         } else if (dev) {
             int64_t d = 0;
+            if (!cJSON_IsNumber(dev)) return vp_fail(err, VP_ERR_FIELD, dp, "%s must be a GPU index or \"cpu\"", dp);
             if ((st = vp_json_opt_int(pl, path, "device", 0, VP_MAX_DEVICES - 1, &d, err))) return st;
             in->device = (int)d;
+            in->sharded = 0;
         }
         if ((st = vp_json_opt_bool(pl, path, "pinned", &in->pinned, err))) return st;
+        int sh = in->sharded;
+        if ((st = vp_json_opt_bool(pl, path, "sharded", &sh, err))) return st;
+        if (sh && dev) return vp_fail(err, VP_ERR_FIELD, path, "%s: give either a device or sharded, not both", path);
+        in->sharded = sh;
+        int64_t stream = -1;
+        if ((st = vp_json_opt_int(pl, path, "stream_to", 0, VP_MAX_DEVICES - 1, &stream, err))) return st;
+        if (stream >= 0) {
+            if (in->device >= 0) {
+                char sp[128];
+                vp_path_key(sp, sizeof sp, path, "stream_to");
+                return vp_fail(err, VP_ERR_FIELD, sp, "%s needs \"device\": \"cpu\" (a CPU-resident model streamed through a GPU)", sp);
+            }
+            in->stream_from_cpu = (int)stream + 1;
+        }
     }
     return VP_OK;
 }
@@ -285,10 +312,11 @@ static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
 }
 
 static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan *plan, vp_error *err) {
-    static const char *const keys[] = {"gpu", "probe", "device", "count", "capacity_bytes", NULL};
+    static const char *const keys[] = {"gpu", "probe", "device", "count", "nodes", "capacity_bytes", "cpu_ram_bytes", NULL};
     vp_status st;
     const char *p = "hardware";
     plan->gpu_count = 1;
+    plan->nodes = 1;
     const cJSON *gpu_id = NULL, *probe = NULL;
     int64_t dev = 0, cap = 0;
     if (h) {
@@ -298,11 +326,22 @@ static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan 
         if ((st = vp_json_opt_int(h, p, "count", 1, VP_MAX_DEVICES, &plan->gpu_count, err))) return st;
         if ((st = vp_json_opt_int(h, p, "device", 0, 1024, &dev, err))) return st;
         if ((st = vp_json_opt_int(h, p, "capacity_bytes", 1, (int64_t)1 << 44, &cap, err))) return st;
+        if ((st = vp_json_opt_int(h, p, "nodes", 1, 100000, &plan->nodes, err))) return st;
+        int64_t ram = 0;
+        if ((st = vp_json_opt_int(h, p, "cpu_ram_bytes", 1, (int64_t)1 << 52, &ram, err))) return st;
+        plan->cpu_ram_bytes = (uint64_t)ram;
     }
     if (probe) {
         int n = 0;
         if ((st = vp_gpu_from_probe(probe, "hardware.probe", (int)dev, &plan->gpu, &n, err))) return st;
-        if (!cJSON_GetObjectItemCaseSensitive(h, "count")) plan->gpu_count = 1;
+        /* a probe file describes the node: its GPU count is the node's unless the plan says otherwise */
+        if (!cJSON_GetObjectItemCaseSensitive(h, "count")) plan->gpu_count = n;
+        else if (plan->gpu_count > n) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "hardware.count = %lld, but the probe file lists %d GPU(s); planning with the probed GPU's memory for all",
+                     (long long)plan->gpu_count, n);
+            if (plan->n_warnings < 4) vp_strlcpy(plan->warnings[plan->n_warnings++], msg, sizeof plan->warnings[0]);
+        }
     } else {
         const char *id = "h100-sxm-80gb";
         if (gpu_id) {
@@ -323,6 +362,100 @@ static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan 
         plan->gpu.memory_bytes = (uint64_t)cap;
         plan->gpu.free_bytes = 0;
         if (!plan->gpu.name[0]) vp_strlcpy(plan->gpu.name, "custom GPU", sizeof plan->gpu.name);
+    }
+    return VP_OK;
+}
+
+static void plan_warn(vp_plan *plan, const char *msg) {
+    if (plan->n_warnings < 4) vp_strlcpy(plan->warnings[plan->n_warnings++], msg, sizeof plan->warnings[0]);
+}
+
+static vp_status parse_parallel(const cJSON *o, vp_plan *plan, vp_error *err) {
+    static const char *const keys[] = {"dp", "tp", "pp", "vpp", "ep", "sp", "microbatches", "zero", "framework", "fsdp",
+                                       "offload_optimizer", "offload_params", "activation_offload",
+                                       "distributed_optimizer", "selective_recompute", "gradient_as_bucket_view",
+                                       "reduce_bucket_size", "allgather_bucket_size", NULL};
+    static const char *const fws[] = {"torch", "deepspeed", "fsdp", "megatron", NULL};
+    static const char *const fsdps[] = {"full_shard", "shard_grad_op", "hybrid_shard", "no_shard", NULL};
+    vp_parallel *p = &plan->par;
+    const char *b = "parallel";
+    vp_status st;
+    p->dp = p->tp = p->pp = p->ep = 1;
+    p->reduce_bucket = 500000000;    /* DeepSpeed config docs: reduce_bucket_size default 5e8 */
+    p->allgather_bucket = 500000000; /* allgather_bucket_size default 5e8 */
+    if (!o) return VP_OK;
+    if ((st = vp_json_only_keys(o, b, keys, err))) return st;
+    if ((st = vp_json_opt_int(o, b, "dp", 1, 1000000, &p->dp, err))) return st;
+    if ((st = vp_json_opt_int(o, b, "tp", 1, 4096, &p->tp, err))) return st;
+    if ((st = vp_json_opt_int(o, b, "pp", 1, 4096, &p->pp, err))) return st;
+    if ((st = vp_json_opt_int(o, b, "vpp", 1, 1024, &p->vpp, err))) return st;
+    if ((st = vp_json_opt_int(o, b, "ep", 1, 4096, &p->ep, err))) return st;
+    if ((st = vp_json_opt_int(o, b, "microbatches", 1, 1000000, &p->microbatches, err))) return st;
+    int64_t zero = 0;
+    if ((st = vp_json_opt_int(o, b, "zero", 0, 3, &zero, err))) return st;
+    p->zero = (int)zero;
+    int fw = 0, fs = 0;
+    if ((st = vp_json_opt_enum(o, b, "framework", fws, &fw, err))) return st;
+    if ((st = vp_json_opt_enum(o, b, "fsdp", fsdps, &fs, err))) return st;
+    p->framework = (vp_framework)fw;
+    p->fsdp = (vp_fsdp)fs;
+    if (cJSON_GetObjectItemCaseSensitive(o, "fsdp") && !cJSON_GetObjectItemCaseSensitive(o, "framework")) p->framework = VP_FW_FSDP;
+    if (p->zero && !cJSON_GetObjectItemCaseSensitive(o, "framework")) p->framework = VP_FW_DEEPSPEED;
+    if ((st = vp_json_opt_bool(o, b, "sp", &p->sp, err))) return st;
+    if ((st = vp_json_opt_bool(o, b, "offload_optimizer", &p->offload_optimizer, err))) return st;
+    if ((st = vp_json_opt_bool(o, b, "offload_params", &p->offload_params, err))) return st;
+    if ((st = vp_json_opt_bool(o, b, "activation_offload", &p->activation_offload, err))) return st;
+    if ((st = vp_json_opt_bool(o, b, "distributed_optimizer", &p->distributed_optimizer, err))) return st;
+    if ((st = vp_json_opt_bool(o, b, "selective_recompute", &p->selective_recompute, err))) return st;
+    if ((st = vp_json_opt_bool(o, b, "gradient_as_bucket_view", &p->grad_as_bucket_view, err))) return st;
+    if ((st = vp_json_opt_int(o, b, "reduce_bucket_size", 1, (int64_t)1 << 40, &p->reduce_bucket, err))) return st;
+    if ((st = vp_json_opt_int(o, b, "allgather_bucket_size", 1, (int64_t)1 << 40, &p->allgather_bucket, err))) return st;
+    return VP_OK;
+}
+
+/* Checks that need the whole plan: the layout must exist and divide the models. */
+static vp_status validate_layout(vp_plan *plan, vp_error *err) {
+    const vp_parallel *p = &plan->par;
+    int64_t world = p->dp * p->tp * p->pp;
+    if (world > plan->gpu_count * plan->nodes)
+        return vp_fail(err, VP_ERR_RANGE, "parallel",
+                       "parallel: dp × tp × pp = %lld × %lld × %lld = %lld GPUs, but the hardware has %lld GPU(s) × %lld node(s)",
+                       (long long)p->dp, (long long)p->tp, (long long)p->pp, (long long)world, (long long)plan->gpu_count,
+                       (long long)plan->nodes);
+    if (p->offload_params && !(p->zero == 3 || (p->framework == VP_FW_FSDP && p->fsdp != VP_FSDP_SHARD_GRAD_OP)))
+        return vp_fail(err, VP_ERR_FIELD, "parallel.offload_params", "parallel.offload_params needs ZeRO-3 (\"zero\": 3) or FSDP full_shard");
+    if (p->zero && p->framework != VP_FW_DEEPSPEED && p->framework != VP_FW_TORCH)
+        return vp_fail(err, VP_ERR_FIELD, "parallel.zero", "parallel.zero is a DeepSpeed setting; with %s use %s",
+                       p->framework == VP_FW_FSDP ? "FSDP" : "Megatron",
+                       p->framework == VP_FW_FSDP ? "parallel.fsdp" : "parallel.distributed_optimizer");
+    if (p->zero == 3 && p->dp == 1)
+        plan_warn(plan, "ZeRO-3 with one data-parallel rank shards nothing: every model state stays whole on the GPU.");
+    if (p->sp && p->tp == 1) plan_warn(plan, "Sequence parallelism splits activations across the tensor-parallel group; with tp = 1 it changes nothing.");
+    if (p->vpp > 1 && p->pp == 1) plan_warn(plan, "Interleaved pipeline stages (vpp) need pp > 1; ignored.");
+    for (int i = 0; i < plan->n_instances; i++) {
+        const vp_instance *in = &plan->inst[i];
+        if (!in->sharded) continue;
+        const vp_arch *a = &in->arch;
+        if (a->heads % p->tp || a->kv_heads % p->tp) {
+            if (a->kv_heads % p->tp == 0 || a->heads % p->tp)
+                return vp_fail(err, VP_ERR_RANGE, "parallel.tp",
+                               "parallel.tp = %lld does not divide the %lld attention heads of instance \"%s\"",
+                               (long long)p->tp, (long long)a->heads, in->name);
+            return vp_fail(err, VP_ERR_RANGE, "parallel.tp",
+                           "parallel.tp = %lld does not divide the %lld KV heads of instance \"%s\" (Megatron would replicate them; "
+                           "pick tp <= %lld)", (long long)p->tp, (long long)a->kv_heads, in->name, (long long)a->kv_heads);
+        }
+        if (p->pp > a->layers)
+            return vp_fail(err, VP_ERR_RANGE, "parallel.pp", "parallel.pp = %lld is larger than the %lld blocks of instance \"%s\"",
+                           (long long)p->pp, (long long)a->layers, in->name);
+        if (p->ep > 1 && (!a->experts || a->experts % p->ep))
+            return vp_fail(err, VP_ERR_RANGE, "parallel.ep", "parallel.ep = %lld must divide the %lld experts of instance \"%s\"",
+                           (long long)p->ep, (long long)a->experts, in->name);
+    }
+    if (p->pp > 1) {
+        int64_t m = p->microbatches > 0 ? p->microbatches : plan->grad_accum;
+        if (m < p->pp)
+            plan_warn(plan, "Fewer micro-batches than pipeline stages: the pipeline bubble dominates (set grad_accum or parallel.microbatches >= pp).");
     }
     return VP_OK;
 }
@@ -419,7 +552,8 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
             goto done;
         }
     }
-    plan->dp = plan->tp = plan->pp = 1;
+    if ((st = parse_parallel(cJSON_GetObjectItemCaseSensitive(root, "parallel"), plan, err))) goto done;
+    if ((st = validate_layout(plan, err))) goto done;
     if (plan->mode == VP_MODE_TRAIN || plan->seq == 0) {
         for (i = 0; i < plan->n_instances; i++) {
             vp_kind k = plan->inst[i].arch.kind;

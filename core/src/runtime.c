@@ -36,3 +36,8 @@ uint64_t vp_capacity_bytes(const vp_gpu *g) {
 int64_t vp_reserved_from_alloc(int64_t peak_alloc, int64_t n_live_tensors) {
     return peak_alloc + peak_alloc / 20 + n_live_tensors * (2LL << 20);
 }
+
+/* NCCL's own device buffers (cudaMalloc, outside PyTorch's allocator): NCCL_BUFFSIZE defaults to
+ * 4 MiB per channel and connection (NCCL environment-variable docs); with ring and tree over up to
+ * 32 channels a rank holds a few hundred MiB. We plan with 2 × 32 × 4 MiB = 256 MiB per rank. */
+int64_t vp_nccl_bytes(void) { return 2LL * 32 * (4LL << 20); }

@@ -43,6 +43,7 @@ void vp_optimizer_compute(const vp_instance *in, const vp_weights *w, vp_optim *
 /* ---- activations.c ---- */
 typedef struct {
     double layer;        /* bytes per token saved for backward by one block */
+    double layer_repl;   /* part of layer that tensor parallelism replicates (hidden-width: norms, block inputs) */
     double layer_attn_s; /* part of layer that is the s×s attention terms (per token) */
     double ckpt_layer;   /* bytes per token kept per checkpointed block (its input) */
     double outside;      /* bytes per token saved outside the blocks (embeddings, final norm, lm_head input) */
@@ -53,6 +54,7 @@ typedef struct {
     int64_t tokens;      /* tokens through the blocks per micro-batch */
     int64_t layers;      /* blocks that save activations */
     const char *attn_kernel; /* what PyTorch runs: "flash", "mem-efficient", "math", "eager" */
+    int megatron;        /* Megatron-LM accounting (Korthikanti et al. Table 2) instead of HF per-op */
 } vp_acts;
 void vp_activations_compute(const vp_plan *plan, const vp_instance *in, vp_acts *a);
 
@@ -73,5 +75,6 @@ int64_t vp_context_bytes(const vp_gpu *g);
 int64_t vp_nonpytorch_bytes(const vp_gpu *g);
 uint64_t vp_capacity_bytes(const vp_gpu *g);
 int64_t vp_reserved_from_alloc(int64_t peak_alloc, int64_t n_live_tensors);
+int64_t vp_nccl_bytes(void);
 
 #endif

@@ -2,6 +2,7 @@
 #ifndef VP_TIMELINE_H
 #define VP_TIMELINE_H
 
+#include "sharding.h"
 #include "terms.h"
 
 #define VP_MAX_MOMENTS 24
@@ -20,9 +21,16 @@ typedef struct {
     vp_acts a;
     vp_logits l;
     int owns_weights; /* 0 when it runs through another instance's weights */
+    vp_devctx ctx;    /* where the device sits in the parallel layout */
+    vp_devstate ds;   /* this device's share of the model states */
+    double act_div_shard, act_div_repl; /* tensor-parallel divisors of block activations */
+    double inflight;  /* pipeline micro-batches in flight on this stage */
+    double logits_div;
+    int on_head;      /* this device computes the output head and loss */
 } vp_inst_calc;
 
-void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, vp_inst_calc *c);
+/* Derive every term of an instance as seen by GPU `rank`. */
+void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, int64_t rank, vp_inst_calc *c);
 
 /* Tensors resident for the whole step on a device: weights, adapters, optimizer state. */
 void vp_add_resident(vp_moment *m, const vp_inst_calc *c, int with_state);

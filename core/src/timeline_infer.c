@@ -32,6 +32,9 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         double L = (double)a->layers;
         double kvt = a->kind == VP_KIND_VIT || a->kind == VP_KIND_DIT ? 0.0 : kv_per_token_layer(plan, in);
         double T = b * s;
+        double tp = c->act_div_shard; /* tensor parallelism splits heads (KV) and the MLP */
+        kvt /= tp;
+        L *= c->ds.layer_frac;
         /* prefill: cache of the prompt in every layer + one block's temporaries at its largest, inside
          * the MLP: act(gate), up and their product (gate is freed once act returns), beside the
          * residual stream, the normalized MLP input and the attention sum */
@@ -43,7 +46,7 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         vp_moment_add(p, &c->owner, "kv_cache", "KV cache", (int64_t)(T * kvt * L),
                       "%s prompt tokens × %.0f B (K,V: 2 × %lld heads × %lld dims × %d B) × %.0f layers", tok, kvt,
                       (long long)a->kv_heads, (long long)a->head_dim, vp_dtype_bytes(plan->kv_dtype), L);
-        double per_tok = 3.0 * adt * f + 3.0 * adt * h;
+        double per_tok = 3.0 * adt * f / tp + 3.0 * adt * h;
         vp_moment_add(p, &c->owner, "inference_temp", "Prefill temporaries", (int64_t)(T * per_tok),
                       "one block at a time: %s tokens × %.0f B (MLP act, up, product + hidden states)", tok, per_tok);
         double lg = b * (double)a->vocab * (adt + 4.0);

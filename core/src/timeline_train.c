@@ -9,7 +9,7 @@
 #include "timeline.h"
 #include "util.h"
 
-void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, vp_inst_calc *c) {
+void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, int64_t rank, vp_inst_calc *c) {
     memset(c, 0, sizeof *c);
     c->in = in;
     c->owner.instance = in->name;
@@ -19,30 +19,54 @@ void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, vp_inst_calc 
     vp_activations_compute(plan, in, &c->a);
     vp_logits_compute(plan, in, &c->l);
     c->owns_weights = in->shares_weights_with < 0;
+    vp_devctx_for(plan, in, rank, &c->ctx);
+    vp_shard_compute(plan, in, &c->w, &c->o, &c->ctx, &c->ds);
+    /* activations on this device: tensor parallelism splits the per-head and MLP tensors (the
+     * hidden-width ones too with sequence parallelism); pipeline stage s of p holds min(p - s, M)
+     * micro-batches in flight under 1F1B, and the interleaved schedule multiplies the first stage's by
+     * 1 + (p - 1)/(p·m) (Korthikanti et al. §4.2.3; Megatron theoretical_memory_usage.py) */
+    const vp_parallel *par = &plan->par;
+    double tp = (double)c->ctx.tp;
+    c->act_div_shard = tp;
+    c->act_div_repl = (par->sp || c->a.megatron) && in->sharded ? tp : 1.0;
+    if (c->a.megatron && !par->sp) c->act_div_repl = 1.0;
+    double pp = (double)c->ctx.pp;
+    c->inflight = 1.0;
+    if (c->ctx.pp > 1) {
+        double m = (double)(par->microbatches > 0 ? par->microbatches : plan->grad_accum);
+        double left = pp - (double)c->ctx.stage;
+        c->inflight = left < m ? left : m;
+        if (par->vpp > 1 && c->ctx.first) c->inflight = pp * (1.0 + (pp - 1.0) / (pp * (double)par->vpp));
+    }
+    c->logits_div = (c->a.megatron && in->sharded) ? tp : 1.0;
+    c->on_head = c->ctx.last;
+}
+
+/* Bytes of one block's saved activations per token on this device. */
+static double block_bytes(const vp_inst_calc *c, int include_s2) {
+    const vp_acts *a = &c->a;
+    double repl = a->layer_repl;
+    double rest = a->layer - a->layer_attn_s - repl;
+    double v = repl / c->act_div_repl + rest / c->act_div_shard;
+    if (include_s2) v += a->layer_attn_s / c->act_div_shard;
+    return v;
+}
+
+static void add_term(vp_moment *m, const vp_owner *o, const char *id, const char *label, const vp_term *t) {
+    vp_moment_add(m, o, id, label, t->bytes, "%s", t->explain);
 }
 
 void vp_add_resident(vp_moment *m, const vp_inst_calc *c, int with_state) {
-    char n[24];
-    const vp_instance *in = c->in;
+    const vp_devstate *d = &c->ds;
     if (c->owns_weights) {
-        vp_fmt_count(n, sizeof n, (double)c->w.base_params);
-        if (in->quant == VP_QUANT_NONE)
-            vp_moment_add(m, &c->owner, "weights", "Weights", c->w.base_bytes, "%s params × %d B %s", n,
-                          vp_dtype_bytes(vp_param_dtype(in)), vp_dtype_name(vp_param_dtype(in)));
-        else
-            vp_moment_add(m, &c->owner, "weights", "Weights (quantized)", c->w.base_bytes,
-                          "%s params: block linears at %s, the rest %s", n,
-                          in->quant == VP_QUANT_INT8 ? "1 B int8" : "0.5 B 4-bit", vp_dtype_name(vp_param_dtype(in)));
-        vp_moment_add(m, &c->owner, "quant_constants", "Quantization constants", c->w.quant_const_bytes,
-                      "%s absmax/scale constants%s", in->quant == VP_QUANT_INT8 ? "int8 row" : "4-bit block",
-                      in->double_quant ? " (double-quantized)" : "");
-        vp_fmt_count(n, sizeof n, (double)c->w.adapter_params);
-        vp_moment_add(m, &c->owner, "adapters", in->ft == VP_FT_ADAPTER ? "Bottleneck adapters" : "LoRA adapters",
-                      c->w.adapter_bytes, "%s params × %d B %s", n,
-                      (int)(c->w.adapter_params ? c->w.adapter_bytes / c->w.adapter_params : 0),
-                      in->ft == VP_FT_ADAPTER ? vp_dtype_name(vp_param_dtype(in)) : vp_dtype_name(in->lora_dtype));
+        add_term(m, &c->owner, "weights", c->in->quant == VP_QUANT_NONE ? "Weights" : "Weights (quantized)", &d->weights);
+        add_term(m, &c->owner, "quant_constants", "Quantization constants", &d->quant);
+        add_term(m, &c->owner, "adapters", c->in->ft == VP_FT_ADAPTER ? "Bottleneck adapters" : "LoRA adapters", &d->adapters);
     }
-    if (with_state) vp_moment_add(m, &c->owner, "optimizer_state", "Optimizer state", c->o.state_bytes, "%s", c->o.state_explain);
+    if (with_state) {
+        add_term(m, &c->owner, "master_weights", "fp32 master weights", &d->master);
+        add_term(m, &c->owner, "optimizer_state", "Optimizer state", &d->states);
+    }
 }
 
 static void add_workspace(vp_moment *m) {
@@ -56,56 +80,61 @@ static void add_workspace(vp_moment *m) {
 static int64_t amp_weight_copies(const vp_inst_calc *c) {
     if (!vp_is_amp(c->in) || c->in->activations == VP_ACT_NO_GRAD) return 0;
     const vp_param_counts *pc = &c->in->pc;
-    int64_t n = pc->linear_in_layers + (c->in->arch.kind == VP_KIND_VIT ? 0 : c->in->arch.vocab * c->in->arch.hidden);
-    if (c->in->arch.kind == VP_KIND_T5 && !c->in->arch.tie) n += c->in->arch.vocab * c->in->arch.hidden;
-    return 2 * n;
+    double n = (double)pc->linear_in_layers * c->ds.layer_frac / c->act_div_shard;
+    if (c->in->arch.kind != VP_KIND_VIT && c->on_head) n += (double)(c->in->arch.vocab * c->in->arch.hidden) / c->act_div_shard;
+    return (int64_t)(2.0 * n);
 }
 
 static void add_acts(vp_moment *m, const vp_inst_calc *c, double frac_layers, int gc, const char *what) {
     const vp_acts *a = &c->a;
-    double T = (double)a->tokens, L = (double)a->layers;
-    int64_t lay = (int64_t)(T * (a->layer - a->layer_attn_s) * L * frac_layers);
-    int64_t s2 = (int64_t)(T * a->layer_attn_s * L * frac_layers);
-    int64_t ck = (int64_t)(T * a->ckpt_layer * L * frac_layers);
-    int64_t out = (int64_t)(T * a->outside);
+    double T = (double)a->tokens;
+    double L = (double)a->layers * c->ds.layer_frac * c->inflight * frac_layers;
+    double blk = block_bytes(c, 0);
+    int64_t lay = (int64_t)(T * blk * L);
+    int64_t s2 = (int64_t)(T * a->layer_attn_s / c->act_div_shard * L);
+    int64_t ck = (int64_t)(T * a->ckpt_layer / c->act_div_repl * L);
+    double outside = (c->ds.has_embed || c->ds.has_head) ? a->outside / c->act_div_repl : 0.0;
+    if (c->ctx.first && c->ctx.pp > 1) outside *= c->inflight;
+    int64_t out = (int64_t)(T * outside);
     char tok[24];
     vp_fmt_count(tok, sizeof tok, T);
     if (gc) {
         vp_moment_add(m, &c->owner, "activations", "Activations (checkpoints)", ck + out,
                       "%s: %s tokens × %.0f B per block input × %.0f blocks + %.0f B/token outside", what, tok,
-                      a->ckpt_layer, L * frac_layers, a->outside);
+                      a->ckpt_layer / c->act_div_repl, L, outside);
     } else {
         vp_moment_add(m, &c->owner, "activations", "Activations", lay + out,
                       "%s: %s tokens × %.0f B saved per block × %.0f blocks + %.0f B/token outside (%s attention)",
-                      what, tok, a->layer - a->layer_attn_s, L * frac_layers, a->outside, a->attn_kernel);
+                      what, tok, blk, L, outside, a->attn_kernel);
         vp_moment_add(m, &c->owner, "attention_scores", "Attention scores (s²)", s2,
                       "%s tokens × %.0f B (heads × seq × bytes of saved probabilities) × %.0f blocks", tok,
-                      a->layer_attn_s, L * frac_layers);
+                      a->layer_attn_s / c->act_div_shard, L);
     }
 }
 
 static void add_kv_train(vp_moment *m, const vp_inst_calc *c, int gc, int graph_freed) {
-    if (gc) return; /* HF turns use_cache off with gradient checkpointing */
+    if (gc || c->a.megatron) return; /* HF turns use_cache off with gradient checkpointing */
     const vp_acts *a = &c->a;
-    double per = graph_freed ? a->kv_total : a->kv_extra;
-    int64_t kv = (int64_t)((double)a->tokens * per * (double)a->layers);
+    double per = (graph_freed ? a->kv_total : a->kv_extra) / c->act_div_shard;
+    int64_t kv = (int64_t)((double)a->tokens * per * (double)a->layers * c->ds.layer_frac);
     if (graph_freed)
         vp_moment_add(m, &c->owner, "kv_cache", "KV cache (use_cache=True)", kv,
-                      "HF DynamicCache in the output keeps K,V: %.0f B/token × %lld blocks (use_cache=False drops it)",
-                      per, (long long)a->layers);
+                      "HF DynamicCache in the output keeps K,V: %.0f B/token × %.0f blocks (use_cache=False drops it)",
+                      per, (double)a->layers * c->ds.layer_frac);
     else
         vp_moment_add(m, &c->owner, "kv_cache", "KV cache (use_cache=True)", kv,
-                      "HF DynamicCache tensors not shared with what attention saves: %.0f B/token × %lld blocks",
-                      per, (long long)a->layers);
+                      "HF DynamicCache tensors not shared with what attention saves: %.0f B/token × %.0f blocks",
+                      per, (double)a->layers * c->ds.layer_frac);
 }
 
 /* A frozen model's no-grad forward: weights stay, one block's temporaries at a time, and its logits. */
 static void nograd_forward(vp_moment *m, const vp_inst_calc *c) {
     const vp_acts *a = &c->a;
     double T = (double)a->tokens;
-    int64_t one = (int64_t)(T * (a->layer + a->fwd_temp));
+    int64_t one = (int64_t)(T * (block_bytes(c, 1) + a->fwd_temp / c->act_div_shard));
     vp_moment_add(m, &c->owner, "activations", "Forward temporaries (no grad)", one,
-                  "one block at a time: %.0f tokens × %.0f B", T, a->layer + a->fwd_temp);
+                  "one block at a time: %.0f tokens × %.0f B", T, block_bytes(c, 1) + a->fwd_temp / c->act_div_shard);
+    if (!c->on_head) return;
     int64_t lg = c->l.out + (c->in->logprobs_fp32 ? 8 * c->l.elems : 4 * c->l.elems);
     vp_moment_add(m, &c->owner, "logits", "Logits (no grad)", lg,
                   "%lld logits × %s", (long long)c->l.elems,
@@ -114,22 +143,38 @@ static void nograd_forward(vp_moment *m, const vp_inst_calc *c) {
 
 static void logits_terms(vp_moment *m, const vp_inst_calc *c, int which) {
     const vp_logits *l = &c->l;
+    if (l->elems == 0 || !c->on_head) return;
     char e[24];
-    vp_fmt_count(e, sizeof e, (double)l->elems);
-    if (l->elems == 0) return;
+    double div = c->logits_div;
+    vp_fmt_count(e, sizeof e, (double)l->elems / div);
     int64_t adt = vp_dtype_bytes(vp_act_dtype(c->in));
+    if (c->a.megatron) {
+        vp_moment_add(m, &c->owner, "logits", "Logits (vocab-parallel, fp32)", (int64_t)((double)l->held / div),
+                      "%s logits on this rank × 4 B fp32 (Megatron cross-entropy, Korthikanti §4.3)", e);
+        return;
+    }
     if (which == 0) { /* forward, at the loss */
-        vp_moment_add(m, &c->owner, "logits", "Logits + loss", l->fwd_peak,
+        vp_moment_add(m, &c->owner, "logits", "Logits + loss", (int64_t)((double)l->fwd_peak / div),
                       "%s logits (b·s·v) × %.1f B: %lld B logits%s + 4 B log-softmax", e,
                       (double)l->fwd_peak / (double)l->elems, (long long)adt, adt < 4 ? " + 4 B fp32 upcast" : "");
     } else if (which == 1) { /* backward of the loss */
-        vp_moment_add(m, &c->owner, "logits", "Logits + loss gradients", l->bwd_peak,
+        vp_moment_add(m, &c->owner, "logits", "Logits + loss gradients", (int64_t)((double)l->bwd_peak / div),
                       "%s logits × %.1f B: logits %lld B + log-softmax 4 B + its grad 4 B + grad of fp32 logits 4 B", e,
                       (double)l->bwd_peak / (double)l->elems, (long long)adt);
     } else { /* only the output tensor remains (alive until the training loop drops `out`) */
-        vp_moment_add(m, &c->owner, "logits", "Logits (model output)", l->out,
+        vp_moment_add(m, &c->owner, "logits", "Logits (model output)", (int64_t)((double)l->out / div),
                       "%s logits × %lld B, kept by the output object until it is deleted", e, (long long)adt);
     }
+}
+
+static void add_grads(vp_moment *m, const vp_inst_calc *c) {
+    add_term(m, &c->owner, "grads", "Gradients", &c->ds.grads);
+    add_term(m, &c->owner, "grads_fp32", "fp32 gradient partition", &c->ds.grad_fp32);
+}
+
+static void add_sharding_buffers(vp_moment *m, const vp_inst_calc *c, int in_flight) {
+    if (in_flight) add_term(m, &c->owner, "gathered_params", "Gathered layer (ZeRO-3/FSDP)", &c->ds.gathered);
+    add_term(m, &c->owner, "comm_buffers", "Communication buckets", &c->ds.buckets);
 }
 
 void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments *out) {
@@ -148,6 +193,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         vp_moment *m = &out->m[out->n++];
         *m = base;
         vp_strlcpy(m->phase, "forward", sizeof m->phase);
+        add_sharding_buffers(m, &cs[i], 1);
         nograd_forward(m, &cs[i]);
     }
     /* trained (and graph-keeping) instances */
@@ -163,13 +209,21 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         /* every k-th block checkpointed: the others keep their full activations */
         double frac_ck = gc ? 1.0 / (double)c->in->gc_every : 0.0;
         const vp_acts *a = &c->a;
-        int64_t one_block = (int64_t)((double)T * (a->layer + a->bwd_temp));
+        double bwd_temp = a->bwd_temp / c->act_div_shard;
+        int64_t one_block = (int64_t)((double)T * (block_bytes(c, 1) + bwd_temp));
+        int act_offload = c->in->sharded && plan->par.activation_offload;
 
         /* end of forward, at the loss */
         vp_moment *f = &out->m[out->n++];
         *f = base;
         vp_strlcpy(f->phase, "forward", sizeof f->phase);
-        if (gc) {
+        add_sharding_buffers(f, c, 1);
+        if (act_offload) {
+            /* saved activations are copied to pinned CPU memory as they are produced; the GPU keeps
+             * about two blocks' worth (the one computed and the one being copied) */
+            vp_moment_add(f, &c->owner, "activations", "Activations (offloaded to CPU)", 2 * one_block,
+                          "activation offload: about two blocks' activations stay on the GPU");
+        } else if (gc) {
             add_acts(f, c, frac_ck * passes, 1, "checkpointed blocks");
             if (frac_ck < 1.0) add_acts(f, c, (1.0 - frac_ck) * passes, 0, "un-checkpointed blocks");
         } else {
@@ -187,9 +241,11 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         vp_moment_remove(b0, "logits", c->owner.instance);
         logits_terms(b0, c, 1);
         if (gc && vp_is_amp(c->in)) {
-            /* autocast's cache is dropped when the autocast region exits; the recompute re-casts per block */
-            for (int k = 0; k < b0->n; k++)
-                if (!strcmp(b0->c[k].id, "weights_lowp_copy")) b0->c[k].bytes = (uint64_t)(2 * c->in->arch.vocab * c->in->arch.hidden);
+            /* autocast's cache is dropped when the autocast region exits; only the head's copy is saved */
+            vp_moment_remove(b0, "weights_lowp_copy", c->owner.instance);
+            if (c->on_head)
+                vp_moment_add(b0, &c->owner, "weights_lowp_copy", "Autocast weight copies",
+                              2 * c->in->arch.vocab * c->in->arch.hidden, "bf16 copy of the output head, saved for backward");
         }
 
         /* first block's backward: all activations still saved, the head's gradients exist, plus one
@@ -200,41 +256,37 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         vp_moment_remove(b1, "logits", c->owner.instance);
         logits_terms(b1, c, 2);
         if (gc && vp_is_amp(c->in)) {
-            for (int k = 0; k < b1->n; k++)
-                if (!strcmp(b1->c[k].id, "weights_lowp_copy")) b1->c[k].bytes = (uint64_t)(2 * c->in->pc.per_layer_attn + 2 * c->in->pc.per_layer_mlp);
+            vp_moment_remove(b1, "weights_lowp_copy", c->owner.instance);
+            vp_moment_add(b1, &c->owner, "weights_lowp_copy", "Autocast weight copies",
+                          2 * (c->in->pc.per_layer_attn + c->in->pc.per_layer_mlp), "bf16 copies of the recomputed block's weights");
         }
-        int64_t head_grads = c->in->ft == VP_FT_FULL ? (c->in->pc.lm_head ? c->in->pc.lm_head : c->in->pc.embed) *
-                                                           vp_dtype_bytes(c->w.grad_dtype)
-                                                     : 0;
-        vp_moment_add(b1, &c->owner, "grads", "Gradients", head_grads, "output-head gradients first");
+        if (c->in->ft == VP_FT_FULL && c->on_head)
+            vp_moment_add(b1, &c->owner, "grads", "Gradients", c->ds.head_grad_bytes, "output-head gradients first");
         vp_moment_add(b1, &c->owner, "backward_temp", gc ? "Recomputed block + gradient temporaries" : "Gradient temporaries",
-                      gc ? one_block : (int64_t)((double)T * a->bwd_temp),
-                      "one block's backward: %lld tokens × %.0f B%s", (long long)T, gc ? a->layer + a->bwd_temp : a->bwd_temp,
+                      gc || act_offload ? one_block : (int64_t)((double)T * bwd_temp),
+                      "one block's backward: %lld tokens × %.0f B%s", (long long)T,
+                      gc || act_offload ? block_bytes(c, 1) + bwd_temp : bwd_temp,
                       gc ? " (its activations recomputed, then gradients)" : "");
 
         /* end of backward: activations freed, all gradients present */
         vp_moment *b2 = &out->m[out->n++];
-        vp_moment_init(b2, "backward");
         *b2 = base;
         vp_strlcpy(b2->phase, "backward", sizeof b2->phase);
         for (int k = 0; k < n; k++)
-            if (cs[k].in->activations != VP_ACT_NO_GRAD) {
-                char pc[24];
-                vp_fmt_count(pc, sizeof pc, (double)cs[k].w.trainable);
-                vp_moment_add(b2, &cs[k].owner, "grads", "Gradients", cs[k].w.grad_bytes, "%s trainable params × %d B %s",
-                              pc, vp_dtype_bytes(cs[k].w.grad_dtype), vp_dtype_name(cs[k].w.grad_dtype));
-            }
+            if (cs[k].in->activations != VP_ACT_NO_GRAD) add_grads(b2, &cs[k]);
+        add_sharding_buffers(b2, c, 1);
         add_kv_train(b2, c, gc, 1);
         logits_terms(b2, c, 2);
-        vp_moment_add(b2, &c->owner, "backward_temp", "Gradient temporaries", (int64_t)((double)T * a->bwd_temp),
-                      "first block's backward: %lld tokens × %.0f B", (long long)T, a->bwd_temp);
+        vp_moment_add(b2, &c->owner, "backward_temp", "Gradient temporaries", (int64_t)((double)T * bwd_temp),
+                      "first block's backward: %lld tokens × %.0f B", (long long)T, bwd_temp);
 
         /* optimizer step: grads + state + temporaries; the output (logits, cache) is still referenced */
         vp_moment *s = &out->m[out->n++];
         *s = *b2;
         vp_strlcpy(s->phase, "optimizer_step", sizeof s->phase);
         vp_moment_remove(s, "backward_temp", NULL);
-        vp_moment_add(s, &c->owner, "optimizer_temp", "Optimizer step temporaries", c->o.temp_bytes, "%s", c->o.temp_explain);
+        vp_moment_remove(s, "gathered_params", NULL);
+        add_term(s, &c->owner, "optimizer_temp", "Optimizer step temporaries", &c->ds.opt_temp);
     }
     /* drop zero-byte components */
     for (int i = 0; i < out->n; i++) {

@@ -21,7 +21,7 @@ const median = (xs) => {
   const s = xs.slice().sort((a, b) => a - b);
   return s[s.length >> 1];
 };
-const line = (name, value, target, ok) => console.log(`bench: ${name.padEnd(44)} ${value.padStart(12)}   target ${target}${ok === undefined ? '' : ok ? '   ok' : '   OVER'}`);
+const line = (name, value, target, ok) => console.log(`bench: ${name.padEnd(52)} ${value.padStart(12)}   target ${target}${ok === undefined ? '' : ok ? '   ok' : '   OVER'}`);
 
 // 1. size
 let gz = 0;

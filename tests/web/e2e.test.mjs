@@ -67,8 +67,20 @@ async function settled(page, since) {
   await page.waitForTimeout(50);
 }
 
+/** Picks a tab-style radio the way a person does: by clicking its label. */
+async function choose(page, name, value) {
+  await page.click(`label:has(> input[name="${name}"][value="${value}"])`);
+  assert.ok(await page.isChecked(`input[name="${name}"][value="${value}"]`));
+}
+
+/** A full-page screenshot; the viewport grows first so the sticky results panel is whole. */
 async function shot(page, name) {
+  const vp = page.viewportSize();
+  const need = await page.evaluate(() => Math.max(document.documentElement.scrollHeight,
+    document.getElementById('results').scrollHeight + 40));
+  if (need > vp.height) await page.setViewportSize({ width: vp.width, height: Math.min(need, 4000) });
   await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+  if (need > vp.height) await page.setViewportSize(vp);
 }
 
 /** The reference estimate for a plan: the native CLI, or the WASM build in Node without it. */
@@ -91,6 +103,7 @@ function assertClean(log) {
   assert.deepEqual(log.dialogs, [], 'no dialog may open');
   assert.deepEqual(log.errors, [], 'no uncaught page error');
   assert.deepEqual(log.foreign, [], 'no request to another origin');
+  assert.deepEqual(log.console, [], 'no console error (CSP violations show here)');
 }
 
 test('the page loads, estimates and asks no other origin', async () => {
@@ -130,8 +143,8 @@ test('picking a preset and changing the batch matches the CLI for the same plan'
   const rows = await page.$$eval('#devices article:first-of-type tbody tr', (trs) => trs.map((tr) => ({
     id: tr.dataset.c, bytes: Number(tr.querySelector('[data-bytes]').dataset.bytes),
   })));
-  const want = est.devices[0].components.map((c) => ({ id: c.id, bytes: c.bytes })).sort((a, b) => b.bytes - a.bytes);
-  assert.deepEqual(rows.map((r) => r.bytes), want.map((r) => r.bytes));
+  const want = est.devices[0].components.map((c) => ({ id: c.id, bytes: c.bytes }));
+  assert.deepEqual(rows, want, 'the breakdown lists the estimate\'s components in its order');
   await shot(page, '02-batch-8');
   assertClean(log);
   await context.close();
@@ -140,7 +153,7 @@ test('picking a preset and changing the batch matches the CLI for the same plan'
 test('a share link restores exactly the same setup in a fresh page', async () => {
   const { context, page, log } = await openPage();
   await page.selectOption('#preset', 'qwen2.5-1.5b');
-  await page.check('input[name="finetune"][value="lora"]');
+  await choose(page, 'finetune', 'lora');
   await page.fill('#lora-r', '32');
   await page.check('#grad-ckpt');
   await page.selectOption('#optimizer', 'adamw/fused');
@@ -172,7 +185,7 @@ test('a share link restores exactly the same setup in a fresh page', async () =>
 
 test('a probe file plans against that node and names it', async () => {
   const { context, page, log } = await openPage();
-  await page.check('input[name="hw-source"][value="probe"]');
+  await choose(page, 'hw-source', 'probe');
   let n = await estimates(page);
   await page.setInputFiles('#probe-file', path.join(FIX, 'probe-h100.json'));
   await settled(page, n);
@@ -206,7 +219,7 @@ test('a probe file plans against that node and names it', async () => {
 
 test('a pasted Hugging Face config is estimated', async () => {
   const { context, page, log } = await openPage();
-  await page.check('input[name="model-source"][value="hf"]');
+  await choose(page, 'model-source', 'hf');
   const n = await estimates(page);
   await page.fill('#hf-config', readFileSync(path.join(FIX, 'hf-llama-3.2-1b.json'), 'utf8'));
   await settled(page, n);
@@ -234,7 +247,7 @@ test('a pasted Hugging Face config is estimated', async () => {
 
 test('a config named <img src=x onerror=alert(1)> shows as text and runs nothing', async () => {
   const { context, page, log } = await openPage();
-  await page.check('input[name="model-source"][value="hf"]');
+  await choose(page, 'model-source', 'hf');
   const n = await estimates(page);
   await page.fill('#hf-config', readFileSync(path.join(FIX, 'hf-xss.json'), 'utf8'));
   await settled(page, n);
@@ -315,7 +328,7 @@ test('compare: pin, change, see both with differences', async () => {
   await settled(page, n);
   const text = await page.textContent('#compare');
   assert.match(text, /Gradient checkpointing/);
-  assert.match(text, /false → true/);
+  assert.match(text, /off → on/);
   const row = page.locator('#compare tr[data-key="peak_alloc_bytes"]');
   const cells = await row.locator('[data-bytes]').evaluateAll((els) => els.map((e) => Number(e.dataset.bytes)));
   assert.equal(cells.length, 2);
@@ -330,7 +343,7 @@ test('compare: pin, change, see both with differences', async () => {
 test('inference mode, phone width, dark theme and keyboard use', async () => {
   const { context, page, log } = await openPage('', { viewport: { width: 390, height: 844 }, colorScheme: 'dark', isMobile: true });
   const n = await estimates(page);
-  await page.check('input[name="mode"][value="infer"]');
+  await choose(page, 'mode', 'infer');
   await settled(page, n);
   const phases = await page.$$eval('#devices article:first-of-type .phase', (els) => els.map((e) => e.dataset.phase));
   assert.ok(phases.includes('prefill') || phases.includes('decode'), `inference phases: ${phases}`);

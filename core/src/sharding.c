@@ -1,0 +1,179 @@
+/* sharding.c: one device's share of an instance's model states.
+ *
+ * Bytes per parameter of mixed-precision Adam (ZeRO paper, Rajbhandari et al. 2020, §3.1: 2Ψ 16-bit
+ * params + 2Ψ 16-bit grads + KΨ optimizer states, K = 12 for fp32 master + m + v), sharded over N_d
+ * data-parallel ranks by stage (Figure 1): P_os divides K, P_os+g also the grads, P_os+g+p also the
+ * params. Framework specifics, each a real tensor of that framework:
+ *  - DeepSpeed keeps an fp32 gradient of each rank's partition (stage_1_and_2.py
+ *    single_partition_of_fp32_groups; its estimator counts "18 = 2_grads_16bit + 4_grads_32bit +
+ *    4_params_32bit + 8_optimizer_states_32bit", memory-facts §2.1), and ZeRO-3 gathers a layer's
+ *    16-bit params and grads in flight (estimate_zero3: largest_layer_memory = 4 × largest layer).
+ *  - Megatron accumulates into fp32 main_grad buffers that are never sharded: 18 B/param, or
+ *    6 + 12/N_d with the distributed optimizer (megatron/training/theoretical_memory_usage.py).
+ *  - PyTorch DDP's gradient buckets are a second copy of the gradients unless
+ *    gradient_as_bucket_view=True (torch DistributedDataParallel docs).
+ *  - FSDP full_shard keeps only shards plus the unsharded unit being computed and the one prefetched.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sharding.h"
+#include "util.h"
+
+void vp_devctx_for(const vp_plan *plan, const vp_instance *in, int64_t rank, vp_devctx *ctx) {
+    memset(ctx, 0, sizeof *ctx);
+    ctx->rank = rank;
+    ctx->tp = ctx->pp = ctx->ep = ctx->shard = 1;
+    ctx->first = ctx->last = 1;
+    const vp_parallel *p = &plan->par;
+    if (!in->sharded) return;
+    ctx->tp = p->tp;
+    ctx->pp = p->pp;
+    ctx->ep = in->arch.experts ? p->ep : 1;
+    /* Megatron rank order: tensor-parallel fastest, then data, then pipeline */
+    ctx->stage = (rank / (p->tp * p->dp)) % p->pp;
+    ctx->first = ctx->stage == 0;
+    ctx->last = ctx->stage == p->pp - 1;
+    int zero = p->zero;
+    int64_t shard = p->dp;
+    if (p->framework == VP_FW_FSDP) {
+        zero = p->fsdp == VP_FSDP_FULL_SHARD ? 3 : p->fsdp == VP_FSDP_SHARD_GRAD_OP ? 2
+             : p->fsdp == VP_FSDP_HYBRID_SHARD ? 3 : 0;
+        if (p->fsdp == VP_FSDP_HYBRID_SHARD && plan->gpu_count < shard) shard = plan->gpu_count;
+    } else if (p->framework == VP_FW_MEGATRON) {
+        zero = p->distributed_optimizer ? 1 : 0;
+    }
+    ctx->zero = shard > 1 ? zero : 0;
+    ctx->shard = ctx->zero ? shard : 1;
+}
+
+static void term(vp_term *t, int64_t bytes, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void term(vp_term *t, int64_t bytes, const char *fmt, ...) {
+    t->bytes = bytes > 0 ? bytes : 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->explain, sizeof t->explain, fmt, ap);
+    va_end(ap);
+}
+
+/* Parameters of the instance that live on this device (before ZeRO sharding). */
+static double device_param_fraction(const vp_instance *in, const vp_devctx *ctx, vp_devstate *ds) {
+    const vp_param_counts *pc = &in->pc;
+    const vp_arch *a = &in->arch;
+    double L = (double)(a->layers > 0 ? a->layers : 1);
+    double per_stage = (double)((a->layers + ctx->pp - 1) / ctx->pp);
+    ds->layer_frac = ctx->pp > 1 ? per_stage / L : 1.0;
+    double layers = (double)pc->layers_total * ds->layer_frac;
+    double norms = (double)pc->per_layer_norm * L * ds->layer_frac;
+    double experts = 0;
+    if (a->experts) experts = (double)a->moe_layers * (double)a->experts * 3.0 * (double)a->hidden * (double)a->expert_inter * ds->layer_frac;
+    double tp = (double)ctx->tp;
+    double dev = norms + (layers - norms - experts) / tp + experts / (tp * (double)ctx->ep);
+    ds->has_embed = ctx->first;
+    ds->has_head = ctx->last;
+    if (ctx->first) dev += (double)pc->embed / tp;
+    if (ctx->last) {
+        dev += (double)(pc->lm_head ? pc->lm_head : (ctx->pp > 1 ? pc->embed : 0)) / tp + (double)pc->final_norm + (double)pc->other;
+    }
+    return dev / (double)pc->total;
+}
+
+void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weights *w, const vp_optim *o,
+                      const vp_devctx *ctx, vp_devstate *ds) {
+    memset(ds, 0, sizeof *ds);
+    const vp_parallel *par = &plan->par;
+    double frac = device_param_fraction(in, ctx, ds);
+    double N = (double)ctx->shard;
+    int z = ctx->zero;
+    vp_framework fw = in->sharded ? par->framework : VP_FW_TORCH;
+    int master = in->precision == VP_PREC_BF16_MASTER;
+    int pb = vp_dtype_bytes(vp_param_dtype(in));
+    int gb = vp_dtype_bytes(w->grad_dtype);
+    double dev_params = (double)w->base_params * frac;
+    double dev_train = (double)w->trainable * frac;
+    char np[24], nt[24];
+    vp_fmt_count(np, sizeof np, dev_params);
+    vp_fmt_count(nt, sizeof nt, dev_train);
+    const char *where = (ctx->tp > 1 || ctx->pp > 1) ? " on this device (TP/PP share)" : "";
+    int off_opt = in->sharded && par->offload_optimizer && dev_train > 0;
+    int off_par = in->sharded && par->offload_params && z == 3;
+
+    /* ---- weights ---- */
+    double wbytes = (double)w->base_bytes * frac;
+    if (in->stream_from_cpu) {
+        /* CPU-resident frozen model: each block is copied in before it runs and the next one is
+         * prefetched (accelerate cpu_offload / diffusers enable_model_cpu_offload style) */
+        int64_t layer = in->pc.largest_layer;
+        term(&ds->weights, (int64_t)(2.0 * (double)layer * pb + (double)(in->pc.embed + in->pc.lm_head) * 0.0),
+             "streamed from CPU: 2 blocks of %lld params × %d B on the GPU at a time", (long long)layer, pb);
+        return;
+    }
+    if (z == 3) {
+        if (off_par)
+            term(&ds->cpu_weights, (int64_t)(wbytes / N), "ZeRO-3 parameter offload: the %s-param shard lives in CPU RAM", np);
+        else
+            term(&ds->weights, (int64_t)(wbytes / N), "%s params%s × %d B / %.0f ranks (ZeRO-3 / full shard)", np, where, pb, N);
+        /* the layer being computed (and the prefetched one, FSDP) gathered in 16-bit, with its grads */
+        int64_t layer = in->pc.largest_layer;
+        double units = fw == VP_FW_FSDP ? 2.0 : 1.0;
+        term(&ds->gathered, (int64_t)((double)layer / (double)ctx->tp * (units * pb + (dev_train > 0 ? gb : 0))),
+             "largest layer (%lld params) gathered: %.0f × %d B params%s", (long long)layer, units, pb,
+             dev_train > 0 ? " + its unsharded grads" : "");
+    } else {
+        term(&ds->weights, (int64_t)wbytes, "%s params%s × %d B %s", np, where, pb, vp_dtype_name(vp_param_dtype(in)));
+    }
+    term(&ds->quant, (int64_t)((double)w->quant_const_bytes * frac / (z == 3 ? N : 1.0)), "%s",
+         in->quant == VP_QUANT_INT8 ? "int8 row scales (fp32)" : "4-bit block absmax constants");
+    char na[24];
+    vp_fmt_count(na, sizeof na, (double)w->adapter_params * frac);
+    term(&ds->adapters, (int64_t)((double)w->adapter_bytes * frac / (z == 3 ? N : 1.0)), "%s adapter params × %d B %s", na,
+         (int)(w->adapter_params ? w->adapter_bytes / w->adapter_params : 0),
+         in->ft == VP_FT_ADAPTER ? vp_dtype_name(vp_param_dtype(in)) : vp_dtype_name(in->lora_dtype));
+    if (dev_train <= 0) return;
+
+    /* ---- gradients ---- */
+    if (fw == VP_FW_MEGATRON) {
+        /* fp32 main_grad buffers, never sharded (the distributed optimizer shards only the states) */
+        term(&ds->grads, (int64_t)(dev_train * 4.0), "%s params × 4 B fp32 main_grad (Megatron)", nt);
+    } else if (off_opt) {
+        term(&ds->grads, 0, "offloaded");
+    } else {
+        double gdiv = z >= 2 ? N : 1.0;
+        term(&ds->grads, (int64_t)(dev_train * gb / gdiv), "%s trainable params × %d B %s%s", nt, gb, vp_dtype_name(w->grad_dtype),
+             z >= 2 ? " / ranks (ZeRO-2+)" : "");
+        if (fw == VP_FW_DEEPSPEED && master)
+            term(&ds->grad_fp32, (int64_t)(dev_train * 4.0 / (z >= 1 ? N : 1.0)),
+                 "DeepSpeed fp32 gradient of the optimizer partition: %s × 4 B%s", nt, z >= 1 ? " / ranks" : "");
+    }
+    ds->head_grad_bytes = (int64_t)((double)(in->pc.lm_head ? in->pc.lm_head : in->pc.embed) * gb / (double)ctx->tp);
+
+    /* ---- optimizer: fp32 master copy, states, step temporaries ---- */
+    double odiv = z >= 1 ? N : 1.0;
+    if (master) {
+        vp_term *t = off_opt ? &ds->cpu_states : &ds->master;
+        term(t, (int64_t)(dev_train * 4.0 / odiv), "fp32 master weights: %s × 4 B%s", nt, odiv > 1 ? " / ranks" : "");
+    }
+    if (off_opt) {
+        double cpu = (double)o->state_bytes * frac / odiv + (master ? dev_train * 4.0 / odiv : 0) + dev_train * 4.0 / odiv;
+        term(&ds->cpu_states, (int64_t)cpu, "optimizer offload: fp32 master, states and grads of %s params%s in CPU RAM", nt,
+             odiv > 1 ? " / ranks" : "");
+    } else {
+        term(&ds->states, (int64_t)((double)o->state_bytes * frac / odiv), "%s%s", o->state_explain,
+             odiv > 1 ? " / ranks (ZeRO-1+)" : "");
+        term(&ds->opt_temp, (int64_t)((double)o->temp_bytes * frac / odiv), "%s", o->temp_explain);
+    }
+
+    /* ---- communication buffers ---- */
+    if (in->sharded && par->dp > 1) {
+        if (fw == VP_FW_TORCH && z == 0 && !par->grad_as_bucket_view)
+            term(&ds->buckets, (int64_t)(dev_train * gb), "DDP gradient buckets: a second copy of the %s grads "
+                 "(gradient_as_bucket_view=False)", nt);
+        else if (fw == VP_FW_DEEPSPEED && z >= 1) {
+            double elems = (double)par->reduce_bucket;
+            if (elems > dev_train) elems = dev_train;
+            term(&ds->buckets, (int64_t)(elems * gb), "DeepSpeed reduce bucket: %.0fM elements × %d B (reduce_bucket_size)",
+                 elems / 1e6, gb);
+        }
+    }
+}

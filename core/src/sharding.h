@@ -1,0 +1,41 @@
+/* sharding.h: what one device holds of an instance under tensor, pipeline, expert and data
+ * parallelism with ZeRO / FSDP sharding and CPU offload (sharding.c). */
+#ifndef VP_SHARDING_H
+#define VP_SHARDING_H
+
+#include "terms.h"
+
+typedef struct {
+    int64_t bytes;
+    char explain[192];
+} vp_term;
+
+/* Where a device sits in the job. */
+typedef struct {
+    int64_t rank;       /* global rank of the device */
+    int64_t stage;      /* pipeline stage */
+    int64_t tp, pp, ep; /* degrees that apply to this instance (1 when it is not sharded) */
+    int64_t shard;      /* ZeRO / FSDP sharding degree of model states */
+    int zero;           /* effective ZeRO stage (FSDP mapped: full_shard 3, shard_grad_op 2) */
+    int first, last;    /* first / last pipeline stage */
+} vp_devctx;
+
+typedef struct {
+    vp_term weights, quant, adapters, master, grads, grad_fp32, states, opt_temp, gathered, buckets;
+    vp_term cpu_states, cpu_weights;
+    double layer_frac;      /* fraction of the blocks on this device */
+    double act_tp;          /* divisor of per-block activations (TP, with SP for the replicated part) */
+    double act_tp_repl;     /* divisor of the replicated (hidden-width) activation terms */
+    double inflight;        /* micro-batches whose activations this stage holds (1F1B / interleaved) */
+    double logits_div;      /* vocab-parallel logits divisor */
+    int has_embed, has_head;
+    int64_t head_grad_bytes;
+} vp_devstate;
+
+/* The device context of GPU `rank` for an instance (sharded instances follow plan->par). */
+void vp_devctx_for(const vp_plan *plan, const vp_instance *in, int64_t rank, vp_devctx *ctx);
+/* Device-level bytes of weights, gradients, optimizer state and communication buffers. */
+void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weights *w, const vp_optim *o,
+                      const vp_devctx *ctx, vp_devstate *ds);
+
+#endif

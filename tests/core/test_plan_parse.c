@@ -1,0 +1,519 @@
+/* test_plan_parse.c: validation of vramplan/plan@1 documents (core/src/plan_parse.c, json_read.c).
+ *
+ * Every bad plan must be refused by vp_plan_from_json AND vp_estimate_json with the same status,
+ * the exact JSON path of the offending field and a message, without crashing (run under ASan and
+ * UBSan by scripts/test-core.sh). Defaults of docs/schema/plan.md are checked through the numbers
+ * they produce. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vp_test.h"
+
+#define SCHEMA "\"schema\":\"vramplan/plan@1\""
+#define WL "{\"batch\":2,\"seq\":256}"
+#define GPT2 "{\"model\":{\"preset\":\"gpt2\"}}"
+#define PLAN(wl, inst) "{" SCHEMA ",\"workload\":" wl ",\"instances\":[" inst "]}"
+#define PLANH(wl, inst, hw) "{" SCHEMA ",\"workload\":" wl ",\"instances\":[" inst "],\"hardware\":" hw "}"
+/* a small llama: h 64, 2 layers, 4 heads (2 kv), f 128, v 1000 */
+#define LLAMA_FIELDS                                                                                          \
+    "\"model_type\":\"llama\",\"hidden_size\":64,\"intermediate_size\":128,\"num_hidden_layers\":2,"           \
+    "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"vocab_size\":1000"
+#define HF(fields) "{\"model\":{\"hf_config\":{" fields "}}}"
+#define INST(fields) "{\"model\":{\"preset\":\"gpt2\"}," fields "}"
+#define HFP "instances[0].model.hf_config."
+
+typedef struct {
+    const char *what;
+    const char *plan;
+    vp_status code;
+    const char *path;
+} bad_case;
+
+static const bad_case k_bad[] = {
+    /* ---- not a plan at all ---- */
+    {"empty text", "", VP_ERR_JSON, ""},
+    {"truncated JSON", "{" SCHEMA ",\"workload\":{\"batch\":2,", VP_ERR_JSON, ""},
+    {"trailing garbage is not JSON", PLAN(WL, GPT2) " x", VP_ERR_JSON, ""},
+    {"NaN literal", PLAN("{\"batch\":NaN,\"seq\":256}", GPT2), VP_ERR_JSON, ""},
+    {"Infinity literal", PLAN("{\"batch\":2,\"seq\":Infinity}", GPT2), VP_ERR_JSON, ""},
+    {"single quotes", "{'schema':'vramplan/plan@1'}", VP_ERR_JSON, ""},
+    {"array instead of object", "[" PLAN(WL, GPT2) "]", VP_ERR_FIELD, ""},
+    {"string instead of object", "\"vramplan/plan@1\"", VP_ERR_FIELD, ""},
+    {"number instead of object", "42", VP_ERR_FIELD, ""},
+    /* ---- schema version ---- */
+    {"missing schema", "{\"workload\":" WL ",\"instances\":[" GPT2 "]}", VP_ERR_SCHEMA, "schema"},
+    {"schema of a future major version", "{\"schema\":\"vramplan/plan@2\",\"workload\":" WL ",\"instances\":[" GPT2 "]}",
+     VP_ERR_SCHEMA, "schema"},
+    {"schema of another document", "{\"schema\":\"vramplan/estimate@1\",\"workload\":" WL ",\"instances\":[" GPT2 "]}",
+     VP_ERR_SCHEMA, "schema"},
+    {"schema as a number", "{\"schema\":1,\"workload\":" WL ",\"instances\":[" GPT2 "]}", VP_ERR_SCHEMA, "schema"},
+    {"schema null", "{\"schema\":null,\"workload\":" WL ",\"instances\":[" GPT2 "]}", VP_ERR_SCHEMA, "schema"},
+    /* ---- unknown / missing top-level fields ---- */
+    {"unknown top-level field", "{" SCHEMA ",\"workload\":" WL ",\"instances\":[" GPT2 "],\"hardwear\":{}}",
+     VP_ERR_FIELD, "hardwear"},
+    {"missing workload", "{" SCHEMA ",\"instances\":[" GPT2 "]}", VP_ERR_FIELD, "workload"},
+    {"workload not an object", "{" SCHEMA ",\"workload\":[2,256],\"instances\":[" GPT2 "]}", VP_ERR_FIELD, "workload"},
+    {"missing instances", "{" SCHEMA ",\"workload\":" WL "}", VP_ERR_FIELD, "instances"},
+    {"empty instances", PLAN(WL, ""), VP_ERR_FIELD, "instances"},
+    {"instances as an object", "{" SCHEMA ",\"workload\":" WL ",\"instances\":" GPT2 "}", VP_ERR_FIELD, "instances"},
+    {"nine instances", PLAN(WL, GPT2 "," GPT2 "," GPT2 "," GPT2 "," GPT2 "," GPT2 "," GPT2 "," GPT2 "," GPT2),
+     VP_ERR_RANGE, "instances"},
+    /* ---- workload ---- */
+    {"unknown workload field", PLAN("{\"batch\":2,\"seq\":256,\"sequence\":256}", GPT2), VP_ERR_FIELD,
+     "workload.sequence"},
+    {"missing batch", PLAN("{\"seq\":256}", GPT2), VP_ERR_FIELD, "workload.batch"},
+    {"batch null counts as missing", PLAN("{\"batch\":null,\"seq\":256}", GPT2), VP_ERR_FIELD, "workload.batch"},
+    {"batch 0", PLAN("{\"batch\":0,\"seq\":256}", GPT2), VP_ERR_RANGE, "workload.batch"},
+    {"batch -1", PLAN("{\"batch\":-1,\"seq\":256}", GPT2), VP_ERR_RANGE, "workload.batch"},
+    {"batch 1.5", PLAN("{\"batch\":1.5,\"seq\":256}", GPT2), VP_ERR_RANGE, "workload.batch"},
+    {"batch 1e30", PLAN("{\"batch\":1e30,\"seq\":256}", GPT2), VP_ERR_RANGE, "workload.batch"},
+    {"batch above 2^20", PLAN("{\"batch\":1048577,\"seq\":256}", GPT2), VP_ERR_RANGE, "workload.batch"},
+    {"batch as a string", PLAN("{\"batch\":\"2\",\"seq\":256}", GPT2), VP_ERR_FIELD, "workload.batch"},
+    {"batch as a bool", PLAN("{\"batch\":true,\"seq\":256}", GPT2), VP_ERR_FIELD, "workload.batch"},
+    {"batch as an array", PLAN("{\"batch\":[2],\"seq\":256}", GPT2), VP_ERR_FIELD, "workload.batch"},
+    {"batch overflowing a double (1e999 -> inf)", PLAN("{\"batch\":1e999,\"seq\":256}", GPT2), VP_ERR_RANGE,
+     "workload.batch"},
+    {"seq -1", PLAN("{\"batch\":2,\"seq\":-1}", GPT2), VP_ERR_RANGE, "workload.seq"},
+    {"seq 0", PLAN("{\"batch\":2,\"seq\":0}", GPT2), VP_ERR_RANGE, "workload.seq"},
+    {"seq 1e300", PLAN("{\"batch\":2,\"seq\":1e300}", GPT2), VP_ERR_RANGE, "workload.seq"},
+    {"seq -1e999 (-inf)", PLAN("{\"batch\":2,\"seq\":-1e999}", GPT2), VP_ERR_RANGE, "workload.seq"},
+    {"seq 2^63", PLAN("{\"batch\":2,\"seq\":9223372036854775808}", GPT2), VP_ERR_RANGE, "workload.seq"},
+    {"seq above 16M tokens", PLAN("{\"batch\":1,\"seq\":16777217}", GPT2), VP_ERR_RANGE, "workload.seq"},
+    {"seq as a string", PLAN("{\"batch\":2,\"seq\":\"256\"}", GPT2), VP_ERR_FIELD, "workload.seq"},
+    {"missing seq for a decoder", PLAN("{\"batch\":2}", GPT2), VP_ERR_FIELD, "workload.seq"},
+    {"missing seq for inference", PLAN("{\"mode\":\"infer\",\"batch\":2}", GPT2), VP_ERR_FIELD, "workload.seq"},
+    {"grad_accum 0", PLAN("{\"batch\":2,\"seq\":256,\"grad_accum\":0}", GPT2), VP_ERR_RANGE, "workload.grad_accum"},
+    {"new_tokens -5", PLAN("{\"mode\":\"infer\",\"batch\":2,\"seq\":256,\"new_tokens\":-5}", GPT2), VP_ERR_RANGE,
+     "workload.new_tokens"},
+    {"dec_seq 0", PLAN("{\"batch\":2,\"seq\":256,\"dec_seq\":0}", GPT2), VP_ERR_RANGE, "workload.dec_seq"},
+    {"image_size 0", PLAN("{\"batch\":2,\"seq\":256,\"image_size\":0}", GPT2), VP_ERR_RANGE, "workload.image_size"},
+    {"unknown mode", PLAN("{\"mode\":\"training\",\"batch\":2,\"seq\":256}", GPT2), VP_ERR_UNSUPPORTED,
+     "workload.mode"},
+    {"mode as a number", PLAN("{\"mode\":1,\"batch\":2,\"seq\":256}", GPT2), VP_ERR_FIELD, "workload.mode"},
+    {"unknown kv_dtype", PLAN("{\"batch\":2,\"seq\":256,\"kv_dtype\":\"fp64\"}", GPT2), VP_ERR_UNSUPPORTED,
+     "workload.kv_dtype"},
+    /* ---- instances ---- */
+    {"instance not an object", PLAN(WL, "\"gpt2\""), VP_ERR_FIELD, "instances[0]"},
+    {"unknown instance field", PLAN(WL, INST("\"modle\":1")), VP_ERR_FIELD, "instances[0].modle"},
+    {"error in the second instance", PLAN(WL, GPT2 "," INST("\"role\":\"judge\"")), VP_ERR_UNSUPPORTED,
+     "instances[1].role"},
+    {"missing model", PLAN(WL, "{\"name\":\"policy\"}"), VP_ERR_FIELD, "instances[0].model"},
+    {"model not an object", PLAN(WL, "{\"model\":\"gpt2\"}"), VP_ERR_FIELD, "instances[0].model"},
+    {"empty model", PLAN(WL, "{\"model\":{}}"), VP_ERR_FIELD, "instances[0].model"},
+    {"model with preset and hf_config",
+     PLAN(WL, "{\"model\":{\"preset\":\"gpt2\",\"hf_config\":{" LLAMA_FIELDS "}}}"), VP_ERR_FIELD, "instances[0].model"},
+    {"unknown model field", PLAN(WL, "{\"model\":{\"preset\":\"gpt2\",\"revision\":\"main\"}}"), VP_ERR_FIELD,
+     "instances[0].model.revision"},
+    {"unknown preset", PLAN(WL, "{\"model\":{\"preset\":\"llama-9-900b\"}}"), VP_ERR_UNSUPPORTED,
+     "instances[0].model.preset"},
+    {"preset as a number", PLAN(WL, "{\"model\":{\"preset\":7}}"), VP_ERR_FIELD, "instances[0].model.preset"},
+    {"name too long", PLAN(WL, INST("\"name\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"")),
+     VP_ERR_RANGE, "instances[0].name"},
+    {"unknown role", PLAN(WL, INST("\"role\":\"judge\"")), VP_ERR_UNSUPPORTED, "instances[0].role"},
+    {"unknown precision", PLAN(WL, INST("\"precision\":\"fp64\"")), VP_ERR_UNSUPPORTED, "instances[0].precision"},
+    {"precision as a bool", PLAN(WL, INST("\"precision\":true")), VP_ERR_FIELD, "instances[0].precision"},
+    {"unknown quant", PLAN(WL, INST("\"quant\":\"int4\"")), VP_ERR_UNSUPPORTED, "instances[0].quant"},
+    {"quantized weights with a full fine-tune", PLAN(WL, INST("\"quant\":\"nf4\"")), VP_ERR_FIELD, "instances[0].quant"},
+    {"double_quant as a string", PLAN(WL, INST("\"double_quant\":\"yes\"")), VP_ERR_FIELD, "instances[0].double_quant"},
+    {"unknown finetune method", PLAN(WL, INST("\"finetune\":{\"method\":\"dora\"}")), VP_ERR_UNSUPPORTED,
+     "instances[0].finetune.method"},
+    {"finetune not an object", PLAN(WL, INST("\"finetune\":\"lora\"")), VP_ERR_FIELD, "instances[0].finetune"},
+    {"unknown finetune field", PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"rank\":8}")), VP_ERR_FIELD,
+     "instances[0].finetune.rank"},
+    {"LoRA r 0", PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":0}}")), VP_ERR_RANGE,
+     "instances[0].finetune.lora.r"},
+    {"LoRA r 1e30", PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":1e30}}")), VP_ERR_RANGE,
+     "instances[0].finetune.lora.r"},
+    {"LoRA r fractional", PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":7.5}}")), VP_ERR_RANGE,
+     "instances[0].finetune.lora.r"},
+    {"LoRA dropout 1", PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"dropout\":1}}")), VP_ERR_RANGE,
+     "instances[0].finetune.lora.dropout"},
+    {"LoRA alpha negative", PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"alpha\":-2}}")),
+     VP_ERR_RANGE, "instances[0].finetune.lora.alpha"},
+    {"LoRA unknown dtype", PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"dtype\":\"fp64\"}}")),
+     VP_ERR_UNSUPPORTED, "instances[0].finetune.lora.dtype"},
+    {"LoRA unknown field", PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"rank\":8}}")), VP_ERR_FIELD,
+     "instances[0].finetune.lora.rank"},
+    {"LoRA unknown target module",
+     PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"targets\":[\"q_proj\",\"qq_proj\"]}}")),
+     VP_ERR_UNSUPPORTED, "instances[0].finetune.lora.targets[1]"},
+    {"LoRA target not a string",
+     PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"targets\":[\"q_proj\",3]}}")), VP_ERR_FIELD,
+     "instances[0].finetune.lora.targets[1]"},
+    {"LoRA targets as a string", PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"targets\":\"q_proj\"}}")),
+     VP_ERR_FIELD, "instances[0].finetune.lora.targets"},
+    {"LoRA targets empty", PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"targets\":[]}}")),
+     VP_ERR_FIELD, "instances[0].finetune.lora.targets"},
+    {"adapter dim 0", PLAN(WL, INST("\"finetune\":{\"method\":\"adapter\",\"adapter\":{\"dim\":0}}")), VP_ERR_RANGE,
+     "instances[0].finetune.adapter.dim"},
+    {"unknown freeze group", PLAN(WL, INST("\"finetune\":{\"freeze\":[\"embeddings\",\"everything\"]}")),
+     VP_ERR_UNSUPPORTED, "instances[0].finetune.freeze[1]"},
+    {"freeze not an array", PLAN(WL, INST("\"finetune\":{\"freeze\":\"embeddings\"}")), VP_ERR_FIELD,
+     "instances[0].finetune.freeze"},
+    {"unknown optimizer", PLAN(WL, INST("\"optimizer\":{\"name\":\"adamax\"}")), VP_ERR_UNSUPPORTED,
+     "instances[0].optimizer.name"},
+    {"unknown optimizer impl", PLAN(WL, INST("\"optimizer\":{\"name\":\"adamw\",\"impl\":\"turbo\"}")),
+     VP_ERR_UNSUPPORTED, "instances[0].optimizer.impl"},
+    {"optimizer as a string", PLAN(WL, INST("\"optimizer\":\"adamw\"")), VP_ERR_FIELD, "instances[0].optimizer"},
+    {"unknown optimizer field", PLAN(WL, INST("\"optimizer\":{\"name\":\"adamw\",\"lr\":0.001}")), VP_ERR_FIELD,
+     "instances[0].optimizer.lr"},
+    {"grad_ckpt every -1", PLAN(WL, INST("\"grad_ckpt\":{\"every\":-1}")), VP_ERR_RANGE, "instances[0].grad_ckpt.every"},
+    {"grad_ckpt every 1e9", PLAN(WL, INST("\"grad_ckpt\":{\"every\":1e9}")), VP_ERR_RANGE,
+     "instances[0].grad_ckpt.every"},
+    {"grad_ckpt as a number", PLAN(WL, INST("\"grad_ckpt\":1")), VP_ERR_FIELD, "instances[0].grad_ckpt"},
+    {"unknown attn", PLAN(WL, INST("\"attn\":\"xformers\"")), VP_ERR_UNSUPPORTED, "instances[0].attn"},
+    {"unknown activations", PLAN(WL, INST("\"activations\":\"none\"")), VP_ERR_UNSUPPORTED, "instances[0].activations"},
+    {"passes 0", PLAN(WL, INST("\"activations\":\"keep_graph\",\"passes\":0")), VP_ERR_RANGE, "instances[0].passes"},
+    {"placement on a GPU that does not exist", PLAN(WL, INST("\"placement\":{\"device\":1}")), VP_ERR_RANGE,
+     "instances[0].placement.device"},
+    {"placement device 99", PLAN(WL, INST("\"placement\":{\"device\":99}")), VP_ERR_RANGE,
+     "instances[0].placement.device"},
+    {"placement device -1", PLAN(WL, INST("\"placement\":{\"device\":-1}")), VP_ERR_RANGE,
+     "instances[0].placement.device"},
+    {"placement device as an unknown string", PLAN(WL, INST("\"placement\":{\"device\":\"tpu\"}")), VP_ERR_FIELD,
+     "instances[0].placement.device"},
+    {"unknown placement field", PLAN(WL, INST("\"placement\":{\"node\":1}")), VP_ERR_FIELD,
+     "instances[0].placement.node"},
+    {"shares_weights_with an unknown instance",
+     PLAN(WL, GPT2 ",{\"name\":\"ref\",\"role\":\"reference\",\"shares_weights_with\":\"nobody\"}"), VP_ERR_FIELD,
+     "instances[1].shares_weights_with"},
+    {"shares_weights_with itself", PLAN(WL, "{\"name\":\"a\",\"shares_weights_with\":\"a\"}"), VP_ERR_FIELD,
+     "instances[0].shares_weights_with"},
+    /* ---- hf_config ---- */
+    {"hf_config not an object", PLAN(WL, "{\"model\":{\"hf_config\":[1,2]}}"), VP_ERR_FIELD,
+     "instances[0].model.hf_config"},
+    {"hf_config without model_type", PLAN(WL, HF("\"hidden_size\":64")), VP_ERR_FIELD, HFP "model_type"},
+    {"unknown model_type", PLAN(WL, HF("\"model_type\":\"mamba\",\"hidden_size\":64")), VP_ERR_UNSUPPORTED,
+     HFP "model_type"},
+    {"model_type as a number", PLAN(WL, HF("\"model_type\":5")), VP_ERR_FIELD, HFP "model_type"},
+    {"hidden_size 1e30",
+     PLAN(WL, HF("\"model_type\":\"llama\",\"hidden_size\":1e30,\"intermediate_size\":128,\"num_hidden_layers\":2,"
+                 "\"num_attention_heads\":4,\"vocab_size\":1000")),
+     VP_ERR_RANGE, HFP "hidden_size"},
+    {"hidden_size 0",
+     PLAN(WL, HF("\"model_type\":\"llama\",\"hidden_size\":0,\"intermediate_size\":128,\"num_hidden_layers\":2,"
+                 "\"num_attention_heads\":4,\"vocab_size\":1000")),
+     VP_ERR_RANGE, HFP "hidden_size"},
+    {"hidden_size as a string",
+     PLAN(WL, HF("\"model_type\":\"llama\",\"hidden_size\":\"64\",\"intermediate_size\":128,\"num_hidden_layers\":2,"
+                 "\"num_attention_heads\":4,\"vocab_size\":1000")),
+     VP_ERR_FIELD, HFP "hidden_size"},
+    {"missing hidden_size",
+     PLAN(WL, HF("\"model_type\":\"llama\",\"intermediate_size\":128,\"num_hidden_layers\":2,"
+                 "\"num_attention_heads\":4,\"vocab_size\":1000")),
+     VP_ERR_FIELD, HFP "hidden_size"},
+    {"missing intermediate_size",
+     PLAN(WL, HF("\"model_type\":\"llama\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+                 "\"num_attention_heads\":4,\"vocab_size\":1000")),
+     VP_ERR_FIELD, HFP "intermediate_size"},
+    {"num_hidden_layers 1e6", PLAN(WL, HF(LLAMA_FIELDS ",\"num_hidden_layers\":1000000")), VP_ERR_RANGE,
+     HFP "num_hidden_layers"},
+    {"num_key_value_heads does not divide the heads", PLAN(WL, HF(LLAMA_FIELDS ",\"num_key_value_heads\":3")),
+     VP_ERR_RANGE, HFP "num_key_value_heads"},
+    {"num_key_value_heads 0", PLAN(WL, HF(LLAMA_FIELDS ",\"num_key_value_heads\":0")), VP_ERR_RANGE,
+     HFP "num_key_value_heads"},
+    {"heads do not divide hidden_size", PLAN(WL, HF(LLAMA_FIELDS ",\"num_attention_heads\":6,\"num_key_value_heads\":6")),
+     VP_ERR_RANGE, HFP "num_attention_heads"},
+    {"vocab_size -1", PLAN(WL, HF(LLAMA_FIELDS ",\"vocab_size\":-1")), VP_ERR_RANGE, HFP "vocab_size"},
+    {"tie_word_embeddings as a string", PLAN(WL, HF(LLAMA_FIELDS ",\"tie_word_embeddings\":\"yes\"")), VP_ERR_FIELD,
+     HFP "tie_word_embeddings"},
+    {"attention_dropout 2", PLAN(WL, HF(LLAMA_FIELDS ",\"attention_dropout\":2")), VP_ERR_RANGE,
+     HFP "attention_dropout"},
+    {"mixtral without experts",
+     PLAN(WL, HF("\"model_type\":\"mixtral\",\"hidden_size\":64,\"intermediate_size\":128,\"num_hidden_layers\":2,"
+                 "\"num_attention_heads\":4,\"vocab_size\":1000,\"num_experts_per_tok\":2")),
+     VP_ERR_FIELD, HFP "num_local_experts"},
+    {"mixtral top-k above the expert count",
+     PLAN(WL, HF("\"model_type\":\"mixtral\",\"hidden_size\":64,\"intermediate_size\":128,\"num_hidden_layers\":2,"
+                 "\"num_attention_heads\":4,\"vocab_size\":1000,\"num_local_experts\":2,\"num_experts_per_tok\":3")),
+     VP_ERR_RANGE, HFP "num_experts_per_tok"},
+    {"gpt2 without n_embd", PLAN(WL, HF("\"model_type\":\"gpt2\",\"n_layer\":2,\"n_head\":2")), VP_ERR_FIELD,
+     HFP "n_embd"},
+    {"t5 d_model NaN-like string", PLAN(WL, HF("\"model_type\":\"t5\",\"d_model\":\"NaN\",\"d_ff\":64,\"d_kv\":8,"
+                                               "\"num_layers\":1,\"num_heads\":2")),
+     VP_ERR_FIELD, HFP "d_model"},
+    {"vit patch larger than the image",
+     PLAN("{\"batch\":2}", HF("\"model_type\":\"vit\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+                               "\"num_attention_heads\":4,\"intermediate_size\":128,\"image_size\":16,\"patch_size\":32")),
+     VP_ERR_RANGE, HFP "patch_size"},
+    /* ---- custom ---- */
+    {"custom with an unknown field",
+     PLAN(WL, "{\"model\":{\"custom\":{\"hidden_size\":64,\"num_layers\":2,\"num_heads\":4,\"intermediate_size\":128,"
+              "\"vocab_size\":1000,\"layers\":2}}}"),
+     VP_ERR_FIELD, "instances[0].model.custom.layers"},
+    {"custom without vocab_size",
+     PLAN(WL, "{\"model\":{\"custom\":{\"hidden_size\":64,\"num_layers\":2,\"num_heads\":4,\"intermediate_size\":128}}}"),
+     VP_ERR_FIELD, "instances[0].model.custom.vocab_size"},
+    {"custom with an unknown mlp",
+     PLAN(WL, "{\"model\":{\"custom\":{\"hidden_size\":64,\"num_layers\":2,\"num_heads\":4,\"intermediate_size\":128,"
+              "\"vocab_size\":1000,\"mlp\":\"swish\"}}}"),
+     VP_ERR_UNSUPPORTED, "instances[0].model.custom.mlp"},
+    /* ---- hardware ---- */
+    {"unknown GPU preset", PLANH(WL, GPT2, "{\"gpu\":\"tpu-v5\"}"), VP_ERR_UNSUPPORTED, "hardware.gpu"},
+    {"GPU as a number", PLANH(WL, GPT2, "{\"gpu\":80}"), VP_ERR_FIELD, "hardware.gpu"},
+    {"hardware not an object", PLANH(WL, GPT2, "\"h100\""), VP_ERR_FIELD, "hardware"},
+    {"unknown hardware field", PLANH(WL, GPT2, "{\"gpus\":2}"), VP_ERR_FIELD, "hardware.gpus"},
+    {"count 0", PLANH(WL, GPT2, "{\"count\":0}"), VP_ERR_RANGE, "hardware.count"},
+    {"count 17", PLANH(WL, GPT2, "{\"count\":17}"), VP_ERR_RANGE, "hardware.count"},
+    {"capacity_bytes -1", PLANH(WL, GPT2, "{\"capacity_bytes\":-1}"), VP_ERR_RANGE, "hardware.capacity_bytes"},
+    {"capacity_bytes 1e300", PLANH(WL, GPT2, "{\"capacity_bytes\":1e300}"), VP_ERR_RANGE, "hardware.capacity_bytes"},
+    {"capacity_bytes as a string", PLANH(WL, GPT2, "{\"capacity_bytes\":\"80GB\"}"), VP_ERR_FIELD,
+     "hardware.capacity_bytes"},
+};
+
+static void bad_plans(void **s) {
+    (void)s;
+    for (size_t i = 0; i < sizeof k_bad / sizeof k_bad[0]; i++) {
+        print_message("  bad plan: %s\n", k_bad[i].what);
+        t_expect_error(k_bad[i].plan, k_bad[i].code, k_bad[i].path);
+    }
+}
+
+/* The bad plans above differ from a good one in one field: these good ones must pass, so a refusal
+ * above is caused by the field it names. */
+static void good_plans(void **s) {
+    (void)s;
+    static const char *const good[] = {
+        PLAN(WL, GPT2),
+        PLAN("{\"batch\":2,\"seq\":256,\"grad_accum\":null,\"new_tokens\":null}", GPT2),
+        PLAN("{\"mode\":\"infer\",\"batch\":2,\"seq\":256,\"new_tokens\":5}", GPT2),
+        PLAN(WL, HF(LLAMA_FIELDS)),
+        PLAN(WL, HF(LLAMA_FIELDS ",\"architectures\":[\"LlamaForCausalLM\"],\"rope_scaling\":{\"factor\":8.0},"
+                                 "\"torch_dtype\":\"bfloat16\",\"some_future_field\":{\"x\":[1,2,3]}")),
+        PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":8,\"targets\":[\"c_attn\"]}}")),
+        PLAN(WL, INST("\"grad_ckpt\":true")),
+        PLAN(WL, INST("\"grad_ckpt\":{\"every\":2}")),
+        PLAN(WL, INST("\"placement\":{\"device\":\"cpu\",\"pinned\":true}")),
+        PLANH(WL, INST("\"placement\":{\"device\":1}"), "{\"count\":2}"),
+        PLANH(WL, GPT2, "{\"gpu\":\"a100-sxm-80gb\"}"),
+        PLANH(WL, GPT2, "{\"capacity_bytes\":25769803776}"),
+        "{" SCHEMA ",\"name\":\"my plan\",\"note\":\"anything\",\"workload\":" WL ",\"instances\":[" GPT2 "]}",
+        PLAN(WL, GPT2 ",{\"name\":\"ref\",\"role\":\"reference\",\"shares_weights_with\":\"trained\"}"),
+        PLAN(WL, "{\"model\":{\"custom\":{\"hidden_size\":64,\"num_layers\":2,\"num_heads\":4,\"intermediate_size\":128,"
+                 "\"vocab_size\":1000}}}"),
+        PLAN("{\"batch\":2}", HF("\"model_type\":\"vit\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+                                 "\"num_attention_heads\":4,\"intermediate_size\":128")),
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) (void)t_estimate(good[i]);
+}
+
+/* The message of an unknown schema names the version seen and the version this build reads
+ * (docs/schema/plan.md "Versioning"). */
+static void schema_message(void **s) {
+    (void)s;
+    const char *msg = t_expect_error("{\"schema\":\"vramplan/plan@2\",\"workload\":" WL ",\"instances\":[" GPT2 "]}",
+                                     VP_ERR_SCHEMA, "schema");
+    assert_contains(msg, "vramplan/plan@2");
+    assert_contains(msg, "vramplan/plan@1");
+    msg = t_expect_error(PLAN(WL, HF("\"model_type\":\"mamba\"")), VP_ERR_UNSUPPORTED, HFP "model_type");
+    assert_contains(msg, "mamba");
+    assert_contains(msg, "llama");
+    msg = t_expect_error(PLAN(WL, "{\"model\":{\"preset\":\"llama-9-900b\"}}"), VP_ERR_UNSUPPORTED,
+                         "instances[0].model.preset");
+    assert_contains(msg, "llama-9-900b");
+}
+
+/* NULL inputs and a NULL error pointer are refused without a crash. */
+static void null_arguments(void **s) {
+    (void)s;
+    vp_error err;
+    assert_null(vp_plan_from_json(NULL, t_registry(), &err));
+    assert_int_equal(err.code, VP_ERR_JSON);
+    assert_null(vp_estimate_json(NULL, t_registry(), 0, &err));
+    assert_int_equal(err.code, VP_ERR_JSON);
+    assert_null(vp_plan_from_json("{", t_registry(), NULL));
+    assert_null(vp_estimate_json(PLAN("{\"batch\":0,\"seq\":1}", GPT2), t_registry(), 0, NULL));
+    /* without a registry presets are refused, hf_config plans still work */
+    assert_null(vp_plan_from_json(PLAN(WL, GPT2), NULL, &err));
+    assert_int_equal(err.code, VP_ERR_UNSUPPORTED);
+    assert_string_equal(err.path, "instances[0].model.preset");
+    vp_plan *p = vp_plan_from_json(PLANH(WL, HF(LLAMA_FIELDS), "{\"capacity_bytes\":25769803776}"), NULL, &err);
+    assert_non_null(p);
+    vp_plan_free(p);
+    vp_plan_free(NULL);
+    vp_registry_free(NULL);
+    vp_free(NULL);
+    assert_int_equal(vp_estimate_plan(NULL, NULL, &err), VP_ERR_FIELD);
+}
+
+/* Malformed input of every length: each prefix of a good plan is refused as bad JSON and never crashes. */
+static void every_prefix_is_refused(void **s) {
+    (void)s;
+    const char *full = PLAN("{\"batch\":2,\"seq\":256}", HF(LLAMA_FIELDS));
+    size_t n = strlen(full);
+    char *buf = malloc(n + 1);
+    assert_non_null(buf);
+    for (size_t k = 0; k < n; k++) {
+        memcpy(buf, full, k);
+        buf[k] = '\0';
+        vp_error err;
+        vp_plan *p = vp_plan_from_json(buf, t_registry(), &err);
+        if (p) {
+            vp_plan_free(p);
+            free(buf);
+            fail_msg("prefix of %zu bytes accepted", k);
+        }
+        if (err.code != VP_ERR_JSON) {
+            free(buf);
+            fail_msg("prefix of %zu bytes: %s, expected a JSON error", k, vp_status_name(err.code));
+        }
+    }
+    free(buf);
+}
+
+/* ---- defaults (docs/schema/plan.md "Defaults") ------------------------------------------------ */
+
+/* train defaults to amp_bf16: fp32 master weights, 4 B/param. GPT-2: 124,439,808 × 4 = 497,759,232 B */
+static void default_precision_train(void **s) {
+    (void)s;
+    const vp_estimate *e = t_estimate(PLAN(WL, GPT2));
+    assert_string_equal(e->instances[0].role, "trained");
+    assert_string_equal(e->instances[0].name, "trained"); /* name defaults to the role */
+    assert_u64_equal(t_component(e, 0, "weights", NULL), 124439808ULL * 4);
+    /* default optimizer AdamW (foreach): m and v in fp32 = 8 B/param = 995,518,464 B */
+    assert_u64_equal(t_component(e, 0, "optimizer_state", NULL), 124439808ULL * 8);
+    /* the same plan with everything spelled out */
+    const vp_estimate *f = t_estimate(PLANH("{\"mode\":\"train\",\"batch\":2,\"seq\":256,\"grad_accum\":1}",
+                                            INST("\"role\":\"trained\",\"precision\":\"amp_bf16\",\"quant\":\"none\","
+                                                 "\"finetune\":{\"method\":\"full\"},\"optimizer\":{\"name\":\"adamw\","
+                                                 "\"impl\":\"foreach\"},\"grad_ckpt\":{\"every\":0},\"attn\":\"sdpa\","
+                                                 "\"activations\":\"train\",\"passes\":1,\"placement\":{\"device\":0}"),
+                                            "{\"gpu\":\"h100-sxm-80gb\",\"count\":1}"));
+    assert_u64_equal(f->devices[0].peak_alloc_bytes, e->devices[0].peak_alloc_bytes);
+    assert_string_equal(f->devices[0].peak_phase, e->devices[0].peak_phase);
+}
+
+/* infer defaults to bf16 weights: 2 B/param = 248,879,616 B, no gradients, no optimizer state. */
+static void default_precision_infer(void **s) {
+    (void)s;
+    const vp_estimate *e = t_estimate(PLAN("{\"mode\":\"infer\",\"batch\":2,\"seq\":256}", GPT2));
+    assert_u64_equal(t_component(e, 0, "weights", NULL), 124439808ULL * 2);
+    assert_false(t_has_component(e, 0, "grads"));
+    assert_false(t_has_component(e, 0, "optimizer_state"));
+    assert_u64_equal(e->instances[0].params_trainable, 0);
+}
+
+/* hardware defaults to the h100-sxm-80gb preset: CUDA total 85,017,493,504 B (models/gpus, measured). */
+static void default_gpu(void **s) {
+    (void)s;
+    const vp_estimate *e = t_estimate(PLAN(WL, GPT2));
+    assert_int_equal(e->n_devices, 1);
+    assert_u64_equal(e->devices[0].capacity_bytes, 85017493504ULL);
+    assert_string_equal(e->devices[0].name, "NVIDIA H100 SXM5 80GB");
+    const vp_estimate *c = t_estimate(PLANH(WL, GPT2, "{\"capacity_bytes\":25769803776}"));
+    assert_u64_equal(c->devices[0].capacity_bytes, 25769803776ULL);
+}
+
+/* An instance placed on GPU 1 of 2 puts its weights there. */
+static void placement(void **s) {
+    (void)s;
+    const vp_estimate *e = t_estimate(PLANH(WL, GPT2 "," INST("\"name\":\"second\",\"placement\":{\"device\":1}"),
+                                            "{\"count\":2}"));
+    assert_int_equal(e->n_devices, 2);
+    assert_int_equal(e->devices[1].index, 1);
+    assert_u64_equal(t_component(e, 0, "weights", "trained"), 124439808ULL * 4);
+    assert_u64_equal(t_component(e, 0, "weights", "second"), 0);
+    assert_u64_equal(t_component(e, 1, "weights", "second"), 124439808ULL * 4);
+    /* on the CPU: nothing of it on a GPU */
+    const vp_estimate *c =
+        t_estimate(PLAN(WL, INST("\"name\":\"offloaded\",\"placement\":{\"device\":\"cpu\"}")));
+    assert_u64_equal(t_component(c, 0, "weights", "offloaded"), 0);
+}
+
+/* A reference that runs through the policy's weights (shares_weights_with) adds no weights. */
+static void shared_weights(void **s) {
+    (void)s;
+    const vp_estimate *e =
+        t_estimate(PLAN(WL, GPT2 ",{\"name\":\"ref\",\"role\":\"reference\",\"shares_weights_with\":\"trained\"}"));
+    assert_int_equal(e->n_instances, 2);
+    assert_u64_equal(e->instances[1].params_total, 124439808ULL);
+    assert_u64_equal(t_component(e, 0, "weights", NULL), 124439808ULL * 4);
+}
+
+/* grad_ckpt: true is every layer. */
+static void grad_ckpt_bool(void **s) {
+    (void)s;
+    const vp_estimate *a = t_estimate(PLAN(WL, INST("\"grad_ckpt\":true")));
+    const vp_estimate *b = t_estimate(PLAN(WL, INST("\"grad_ckpt\":{\"every\":1}")));
+    const vp_estimate *c = t_estimate(PLAN(WL, GPT2));
+    assert_u64_equal(a->devices[0].peak_alloc_bytes, b->devices[0].peak_alloc_bytes);
+    assert_true(a->devices[0].peak_alloc_bytes < c->devices[0].peak_alloc_bytes);
+}
+
+/* ---- known bugs (registered as their own ctest, plan_parse_bugs) --------------------------------- */
+
+/* "parallel" is accepted at the top level but never read: any content passes, so a typo or an
+ * unsupported ZeRO/TP setting silently gives the unsharded estimate. Unknown fields must be refused
+ * with their path (docs/schema/plan.md: "Unknown fields are an error"). */
+static void bug_parallel_not_validated(void **s) {
+    (void)s;
+    t_expect_error("{" SCHEMA ",\"workload\":" WL ",\"instances\":[" GPT2 "],\"parallel\":{\"zerro\":3}}", VP_ERR_FIELD,
+                   "parallel.zerro");
+    t_expect_error("{" SCHEMA ",\"workload\":" WL ",\"instances\":[" GPT2 "],\"parallel\":\"fsdp\"}", VP_ERR_FIELD,
+                   "parallel");
+    t_expect_error("{" SCHEMA ",\"workload\":" WL ",\"instances\":[" GPT2 "],\"parallel\":{\"dp\":0}}", VP_ERR_RANGE,
+                   "parallel.dp");
+}
+
+/* batch 2^20 × seq 2^24 of Llama-3.1-8B: every size is in range but the products overflow int64
+ * (logits b·s·v·bytes in logits.c, reserved = alloc + alloc/20 in runtime.c). The estimate then said
+ * "Fits" with a headroom of billions of GiB. An absurd workload must be refused (a range error on
+ * workload.batch or workload.seq) or at least predicted not to fit. Under UBSan this aborts with
+ * "signed integer overflow". */
+static void bug_absurd_workload_fits(void **s) {
+    (void)s;
+    const char *plan = PLAN("{\"batch\":1048576,\"seq\":16777216}", "{\"model\":{\"preset\":\"llama-3.1-8b\"}}");
+    vp_error err;
+    vp_plan *p = vp_plan_from_json(plan, t_registry(), &err);
+    if (!p) {
+        assert_int_equal(err.code, VP_ERR_RANGE);
+        assert_true(!strcmp(err.path, "workload.batch") || !strcmp(err.path, "workload.seq"));
+        return;
+    }
+    vp_estimate *e = malloc(sizeof *e);
+    assert_non_null(e);
+    assert_int_equal(vp_estimate_plan(p, e, &err), VP_OK);
+    vp_plan_free(p);
+    int fits = e->fits;
+    uint64_t alloc = e->devices[0].peak_alloc_bytes, reserved = e->devices[0].peak_reserved_bytes;
+    int64_t headroom = e->devices[0].headroom_bytes;
+    free(e);
+    assert_false(fits);
+    assert_true(reserved >= alloc);
+    assert_true(headroom < 0);
+}
+
+/* A model whose shapes give more than 10^15 parameters is refused, but the error path names the
+ * instance ("instances[0]"), not the model field. */
+static void bug_param_bound_path(void **s) {
+    (void)s;
+    t_expect_error(PLAN(WL, HF("\"model_type\":\"llama\",\"hidden_size\":1048576,\"intermediate_size\":1048576,"
+                               "\"num_hidden_layers\":4096,\"num_attention_heads\":8192,\"vocab_size\":1000")),
+                   VP_ERR_RANGE, "instances[0].model");
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bad_plans),
+        cmocka_unit_test(good_plans),
+        cmocka_unit_test(schema_message),
+        cmocka_unit_test(null_arguments),
+        cmocka_unit_test(every_prefix_is_refused),
+        cmocka_unit_test(default_precision_train),
+        cmocka_unit_test(default_precision_infer),
+        cmocka_unit_test(default_gpu),
+        cmocka_unit_test(placement),
+        cmocka_unit_test(shared_weights),
+        cmocka_unit_test(grad_ckpt_bool),
+    };
+    const struct CMUnitTest bugs[] = {
+        cmocka_unit_test(bug_parallel_not_validated),
+        cmocka_unit_test(bug_absurd_workload_fits),
+        cmocka_unit_test(bug_param_bound_path),
+    };
+    int rc = T_RUN("plan_parse", tests, argc, argv);
+    rc += T_RUN("plan_parse_bugs", bugs, argc, argv);
+    return rc;
+}
