@@ -55,6 +55,17 @@ int cli_print_estimate_table(FILE *out, const char *json) {
         }
         fprintf(out, "\n");
     }
+    const cJSON *sg = cJSON_GetObjectItemCaseSensitive(e, "suggestions");
+    if (cJSON_GetArraySize(sg) > 0) {
+        fprintf(out, "\nwhat to change (each alone, re-estimated):\n");
+        cJSON_ArrayForEach(it, sg) {
+            char b[32], sv[32];
+            cli_fmt_gib(b, sizeof b, num(it, "peak_reserved_bytes"));
+            cli_fmt_gib(sv, sizeof sv, num(it, "saves_bytes"));
+            fprintf(out, "  %-4s %12s (-%s)  %s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "fits")) ? "fits" : "",
+                    b, sv, str(it, "change"));
+        }
+    }
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(e, "warnings")) fprintf(out, "\nwarning: %s\n", it->valuestring);
     cJSON_Delete(e);
     return 0;

@@ -21,19 +21,19 @@ die() { log "error: $*"; exit 1; }
 command -v emcc >/dev/null || die "emcc not found (apt-get install emscripten)"
 # Debian's emscripten runs its JS optimizer with the system node and needs its modules.
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
-# Keep emscripten's cache inside the build folder when the system one is not writable.
-if [ ! -w "$(dirname "$(command -v emcc)")" ] && [ -z "${EM_CACHE:-}" ]; then
-  export EM_CACHE="$OUT/em-cache"
-fi
 
 # ---- cJSON from Debian's source package ------------------------------------------------
 fetch_cjson() {
-  local have
+  local have native stamp
+  native="$(dpkg-query -W -f '${Version}' libcjson-dev 2>/dev/null || true)"
+  stamp="$(cat "$DEPS/cjson.fetched" 2>/dev/null || true)"
   have="$(find "$DEPS" -maxdepth 2 -name cJSON.c -path '*cjson-*' 2>/dev/null | head -n1)"
-  if [ -n "$have" ]; then
+  if [ -n "$have" ] && { [ -z "$native" ] || [ "$stamp" = "cjson=$native" ]; }; then
     echo "$(dirname "$have")"
     return
   fi
+  # none yet, or the native libcjson-dev moved to another version: fetch (again)
+  find "$DEPS" -mindepth 1 -maxdepth 1 -name 'cjson*' -exec rm -rf {} +
   command -v apt-get >/dev/null || die "apt-get not found: put cJSON's source (cJSON.c, cJSON.h) in $DEPS/cjson-src/"
   command -v dpkg-source >/dev/null || apt-get install -y -qq dpkg-dev >&2
   # A deb-src entry copied from the mirrors this machine already uses.
@@ -52,16 +52,23 @@ fetch_cjson() {
     apt-get update -qq >&2
   fi
   # Same version as the native build's libcjson-dev, so both print numbers the same way.
-  local want="cjson"
-  local native
-  native="$(dpkg-query -W -f '${Version}' libcjson-dev 2>/dev/null || true)"
-  [ -n "$native" ] && want="cjson=$native"
-  log "apt-get source $want"
-  if ! (cd "$DEPS" && apt-get source -qq "$want" >&2); then
-    [ "$want" != cjson ] || die "apt-get source cjson failed"
-    log "that version is not in the source lists; taking the current one"
-    (cd "$DEPS" && apt-get source -qq cjson >&2) || die "apt-get source cjson failed"
-  fi
+  local want=()
+  [ -n "$native" ] && want+=("cjson=$native")
+  want+=("cjson")
+  local try w
+  for try in 1 2; do
+    for w in "${want[@]}"; do
+      log "apt-get source $w"
+      if (cd "$DEPS" && apt-get source -qq "$w" >&2); then
+        [ "$w" = cjson ] && [ -n "$native" ] && log "warning: cJSON $native source not found; WASM may print numbers unlike the native build"
+        echo "$w" > "$DEPS/cjson.fetched"
+        break 2
+      fi
+    done
+    [ "$try" = 1 ] || die "apt-get source cjson failed (is there a deb-src entry?)"
+    log "apt-get update, then again"
+    apt-get update -qq >&2
+  done
   have="$(find "$DEPS" -maxdepth 2 -name cJSON.c -path '*cjson-*' | head -n1)"
   [ -n "$have" ] || die "cJSON.c not found after apt-get source"
   echo "$(dirname "$have")"

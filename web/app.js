@@ -7,7 +7,7 @@
 import * as O from './options.js';
 import { buildPlan, InputError, hfConfigName, parseJsonField } from './plan.js';
 import { encodeShare, decodeShare, sanitize, ShareError } from './share.js';
-import { h, renderVerdict, renderVerdictMessage, renderMiniVerdict, renderDevices, renderWarnings, renderCompare } from './view.js';
+import { h, fmtBytes, renderVerdict, renderVerdictMessage, renderMiniVerdict, renderDevices, renderWarnings, renderCompare } from './view.js';
 import { CoreClient } from './core-client.js';
 
 const $ = (id) => document.getElementById(id);
@@ -136,7 +136,7 @@ function fillTargets() {
   for (const i of list.querySelectorAll('input')) i.checked = targets.includes(i.value);
 }
 
-/** The probe's GPUs for the device picker and the "from which node" line. */
+/** What a probe file says about where it came from (docs/schema/gpu-probe.md), for display. */
 function describeProbe(text) {
   let probe;
   try {
@@ -144,23 +144,42 @@ function describeProbe(text) {
   } catch {
     return null;
   }
-  if (!probe || typeof probe !== 'object') return null;
-  const gpus = Array.isArray(probe.devices) ? probe.devices : [];
-  const host = probe.host && typeof probe.host === 'object' ? probe.host.hostname : '';
-  return { probe, gpus, host: typeof host === 'string' ? host : '' };
+  if (!probe || typeof probe !== 'object' || Array.isArray(probe)) return null;
+  const str = (v) => (typeof v === 'string' ? v : '');
+  const host = probe.host && typeof probe.host === 'object' ? probe.host : {};
+  return {
+    probe,
+    gpus: Array.isArray(probe.devices) ? probe.devices : [],
+    host: str(host.hostname),
+    driver: str(host.driver_version),
+    time: str(probe.time),
+    warnings: Array.isArray(probe.warnings) ? probe.warnings.filter((w) => typeof w === 'string') : [],
+  };
+}
+
+/** "node gpu-07" or, for a redacted file, "the node probed 2026-11-22T10:49:55Z (driver 580.159.04)" */
+function probeNode(info) {
+  if (info.host) return `node ${info.host}`;
+  const bits = [info.time && `probed ${info.time}`, info.driver && `driver ${info.driver}`].filter(Boolean);
+  return bits.length ? `the node ${bits.join(', ')}` : 'an unnamed node';
+}
+
+function probeGpuLabel(g, i) {
+  const idx = Number.isInteger(g?.index) ? g.index : i;
+  const parts = [`GPU ${idx}`, typeof g?.name === 'string' ? g.name : 'GPU'];
+  if (typeof g?.pci_bus_id === 'string') parts.push(g.pci_bus_id);
+  const free = g?.memory?.free_bytes;
+  if (typeof free === 'number' && Number.isFinite(free)) parts.push(`${fmtBytes(free)} free`);
+  return parts.join(' · ');
 }
 
 function fillProbeDevices() {
   const info = describeProbe(state.hardware.probe);
   const sel = $('probe-device');
   const gpus = info ? info.gpus : [];
+  // hardware.device is the position in the probe's devices[] (CUDA order)
   const items = gpus.length
-    ? gpus.map((g, i) => {
-      // hardware.device is the position in the probe's devices[]; show the GPU's own index
-      const idx = Number.isInteger(g?.index) ? g.index : i;
-      const name = typeof g?.name === 'string' ? g.name : 'GPU';
-      return { value: String(i), label: `GPU ${idx} · ${name}` };
-    })
+    ? gpus.map((g, i) => ({ value: String(i), label: probeGpuLabel(g, i) }))
     : [{ value: '0', label: 'GPU 0' }];
   fillSelect(sel, items, String(state.hardware.device));
   if (sel.value !== String(state.hardware.device)) {
@@ -168,9 +187,11 @@ function fillProbeDevices() {
     state.hardware.device = Number(items[0].value);
   }
   const parts = [];
-  if (info?.host) parts.push(`Node ${info.host}`);
-  if (gpus.length) parts.push(`${gpus.length} GPU${gpus.length > 1 ? 's' : ''}`);
-  if (info && typeof info.probe.schema === 'string') parts.push(info.probe.schema);
+  if (info) {
+    parts.push(`From ${probeNode(info)}`);
+    if (gpus.length) parts.push(`${gpus.length} GPU${gpus.length > 1 ? 's' : ''}`);
+    for (const w of info.warnings.slice(0, 3)) parts.push(`probe warning: ${w}`);
+  }
   $('probe-info').textContent = parts.join(' · ');
 }
 
@@ -397,8 +418,7 @@ function sourceLine() {
   const info = describeProbe(state.hardware.probe);
   if (!info) return '';
   const gpu = info.gpus[state.hardware.device];
-  const gname = gpu && typeof gpu.name === 'string' ? gpu.name : `GPU ${state.hardware.device}`;
-  return `Planned against the probe of ${info.host ? `node ${info.host}` : 'an unnamed node'}, ${gname} (its free memory when probed).`;
+  return `Planned against the probe of ${probeNode(info)}: ${probeGpuLabel(gpu, state.hardware.device)}.`;
 }
 
 function render() {
@@ -595,18 +615,22 @@ function wire() {
   });
   $('hf-file').addEventListener('change', (e) => readFileInto(e.target.files[0], $('hf-config'), 'The config.json'));
   $('probe-file').addEventListener('change', (e) => readFileInto(e.target.files[0], $('probe-text'), 'The probe file'));
-  const drop = $('probe-drop');
-  for (const ev of ['dragenter', 'dragover']) {
-    drop.addEventListener(ev, (e) => {
+  const dropZone = (zone, textarea, what) => {
+    for (const ev of ['dragenter', 'dragover']) {
+      zone.addEventListener(ev, (e) => {
+        e.preventDefault();
+        zone.classList.add('over');
+      });
+    }
+    for (const ev of ['dragleave', 'drop']) zone.addEventListener(ev, () => zone.classList.remove('over'));
+    zone.addEventListener('drop', (e) => {
       e.preventDefault();
-      drop.classList.add('over');
+      e.stopPropagation();
+      if (e.dataTransfer?.files?.length) readFileInto(e.dataTransfer.files[0], textarea, what);
     });
-  }
-  for (const ev of ['dragleave', 'drop']) drop.addEventListener(ev, () => drop.classList.remove('over'));
-  drop.addEventListener('drop', (e) => {
-    e.preventDefault();
-    readFileInto(e.dataTransfer.files[0], $('probe-text'), 'The probe file');
-  });
+  };
+  dropZone($('probe-drop'), $('probe-text'), 'The probe file');
+  dropZone($('hf-drop'), $('hf-config'), 'The config.json');
   // a file dropped anywhere else must not navigate away from the page
   window.addEventListener('dragover', (e) => e.preventDefault());
   window.addEventListener('drop', (e) => e.preventDefault());

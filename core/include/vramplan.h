@@ -107,6 +107,17 @@ typedef struct {
     uint64_t params_trainable;
 } vp_instance_info;
 
+#define VP_MAX_SUGGESTIONS 8
+
+/* One change to the plan and what it does to the tightest device. */
+typedef struct {
+    char id[32];             /* stable id: grad_ckpt, halve_batch, adamw_8bit, lora, qlora, ... */
+    char change[160];        /* what to change, in words */
+    uint64_t peak_reserved_bytes; /* the tightest GPU's predicted reserved memory after the change */
+    int64_t saves_bytes;     /* reduction of that GPU's reserved memory */
+    int fits;
+} vp_suggestion;
+
 typedef struct {
     int fits;
     char summary[512];
@@ -116,6 +127,8 @@ typedef struct {
     vp_device devices[VP_MAX_DEVICES];
     int n_warnings;
     char warnings[VP_MAX_WARNINGS][256];
+    int n_suggestions;       /* filled when the plan does not fit or has under 10% headroom */
+    vp_suggestion suggestions[VP_MAX_SUGGESTIONS];
 } vp_estimate;
 
 /* Compute an estimate. out is filled completely; returns VP_OK or an error code. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "remedies.h"
 #include "timeline.h"
 #include "util.h"
 
@@ -147,12 +148,15 @@ static void summarize(const vp_plan *plan, vp_estimate *e) {
     vp_fmt_bytes(need, sizeof need, (double)worst->peak_reserved_bytes);
     vp_fmt_bytes(have, sizeof have, (double)worst->usable_bytes);
     vp_fmt_bytes(miss, sizeof miss, (double)(worst->headroom_bytes < 0 ? -worst->headroom_bytes : worst->headroom_bytes));
-    char top[200] = "";
+    char top[256] = "";
     size_t used = 0;
     for (int k = 0; k < worst->n_components && k < 3; k++) {
         char b[32];
         vp_fmt_bytes(b, sizeof b, (double)worst->components[k].bytes);
-        int w = snprintf(top + used, sizeof top - used, "%s%s %s", k ? ", " : "", worst->components[k].label, b);
+        const vp_component *c = &worst->components[k];
+        int w = c->instance[0] && e->n_instances > 1
+                    ? snprintf(top + used, sizeof top - used, "%s%s (%s) %s", k ? ", " : "", c->label, c->instance, b)
+                    : snprintf(top + used, sizeof top - used, "%s%s %s", k ? ", " : "", c->label, b);
         if (w < 0 || (size_t)w >= sizeof top - used) break;
         used += (size_t)w;
     }
@@ -172,6 +176,19 @@ static void summarize(const vp_plan *plan, vp_estimate *e) {
 }
 
 vp_status vp_estimate_plan(const vp_plan *plan, vp_estimate *e, vp_error *err) {
+    vp_status st = vp_estimate_core(plan, e, err);
+    if (st != VP_OK) return st;
+    /* suggestions only when memory is tight: each costs one more estimate per remedy */
+    int tight = !e->fits;
+    for (int i = 0; i < e->n_devices; i++) {
+        const vp_device *d = &e->devices[i];
+        if (d->index >= 0 && d->headroom_bytes < (int64_t)(d->usable_bytes / 10)) tight = 1;
+    }
+    if (tight) vp_suggest(plan, e);
+    return VP_OK;
+}
+
+vp_status vp_estimate_core(const vp_plan *plan, vp_estimate *e, vp_error *err) {
     vp_error_clear(err);
     if (!plan || !e) return vp_fail(err, VP_ERR_FIELD, "", "no plan");
     memset(e, 0, sizeof *e);

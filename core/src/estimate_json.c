@@ -64,6 +64,17 @@ char *vp_estimate_to_json(const vp_estimate *e, int pretty) {
         }
         cJSON_AddItemToArray(devs, o);
     }
+    cJSON *sg = cJSON_AddArrayToObject(root, "suggestions");
+    for (int i = 0; i < e->n_suggestions; i++) {
+        const vp_suggestion *x = &e->suggestions[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "id", x->id);
+        cJSON_AddStringToObject(o, "change", x->change);
+        add_u64(o, "peak_reserved_bytes", x->peak_reserved_bytes);
+        cJSON_AddNumberToObject(o, "saves_bytes", (double)x->saves_bytes);
+        cJSON_AddBoolToObject(o, "fits", x->fits);
+        cJSON_AddItemToArray(sg, o);
+    }
     cJSON *w = cJSON_AddArrayToObject(root, "warnings");
     for (int i = 0; i < e->n_warnings; i++) cJSON_AddItemToArray(w, cJSON_CreateString(e->warnings[i]));
     char *s = pretty ? cJSON_Print(root) : cJSON_PrintUnformatted(root);

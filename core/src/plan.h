@@ -18,7 +18,7 @@ typedef enum {
 } vp_optimizer;
 typedef enum { VP_IMPL_FOREACH = 0, VP_IMPL_FUSED, VP_IMPL_FORLOOP } vp_opt_impl;
 typedef enum { VP_ATTN_SDPA = 0, VP_ATTN_FLASH, VP_ATTN_EAGER } vp_attn;
-typedef enum { VP_ACT_TRAIN = 0, VP_ACT_NO_GRAD, VP_ACT_KEEP_GRAPH } vp_act;
+typedef enum { VP_ACT_TRAIN = 0, VP_ACT_NO_GRAD, VP_ACT_KEEP_GRAPH, VP_ACT_NONE } vp_act;
 typedef enum {
     VP_ROLE_TRAINED = 0, VP_ROLE_REFERENCE, VP_ROLE_TEACHER, VP_ROLE_EMA, VP_ROLE_REWARD, VP_ROLE_CRITIC,
     VP_ROLE_EDITOR, VP_ROLE_FUNCTIONAL_COPY, VP_ROLE_CUSTOM

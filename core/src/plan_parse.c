@@ -17,7 +17,7 @@ static const char *const k_opt[] = {"adamw", "adam", "sgd", "sgd_momentum", "ada
                                     "adamw_8bit", "paged_adamw", "paged_adamw_8bit", NULL};
 static const char *const k_impl[] = {"foreach", "fused", "forloop", NULL};
 static const char *const k_attn[] = {"sdpa", "flash", "eager", NULL};
-static const char *const k_act[] = {"train", "no_grad", "keep_graph", NULL};
+static const char *const k_act[] = {"train", "no_grad", "keep_graph", "none", NULL};
 static const char *const k_dtype[] = {"fp32", "bf16", "fp16", "fp8", "int8", NULL};
 static const char *const k_mode[] = {"train", "infer", NULL};
 
@@ -243,7 +243,8 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
     int at = 0;
     if ((st = vp_json_opt_enum(o, p, "attn", k_attn, &at, err))) return st;
     in->attn = (vp_attn)at;
-    int act = (trains && mode == VP_MODE_TRAIN) ? VP_ACT_TRAIN : VP_ACT_NO_GRAD;
+    /* an EMA copy is only updated from the trained weights (no forward of its own) */
+    int act = (trains && mode == VP_MODE_TRAIN) ? VP_ACT_TRAIN : in->role == VP_ROLE_EMA ? VP_ACT_NONE : VP_ACT_NO_GRAD;
     if ((st = vp_json_opt_enum(o, p, "activations", k_act, &act, err))) return st;
     in->activations = (vp_act)act;
     if ((st = vp_json_opt_int(o, p, "passes", 1, 1024, &in->passes, err))) return st;

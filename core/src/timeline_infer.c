@@ -25,6 +25,7 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
     for (int i = 0; i < n && out->n < VP_MAX_MOMENTS - 2; i++) {
         const vp_inst_calc *c = &cs[i];
         const vp_instance *in = c->in;
+        if (in->activations == VP_ACT_NONE) continue;
         const vp_arch *a = &in->arch;
         double b = (double)plan->batch, s = (double)plan->seq, gen = (double)plan->new_tokens;
         double h = (double)a->hidden, f = (double)(a->experts ? a->expert_inter * a->experts_per_tok : a->inter);

@@ -199,7 +199,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
     /* trained (and graph-keeping) instances */
     for (int i = 0; i < n && out->n < VP_MAX_MOMENTS - 6; i++) {
         const vp_inst_calc *c = &cs[i];
-        if (c->in->activations == VP_ACT_NO_GRAD) continue;
+        if (c->in->activations == VP_ACT_NO_GRAD || c->in->activations == VP_ACT_NONE) continue;
         int gc = c->in->gc_every > 0;
         double passes = c->in->activations == VP_ACT_KEEP_GRAPH ? (double)c->in->passes : 1.0;
         int64_t casts = amp_weight_copies(c);
@@ -273,7 +273,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         *b2 = base;
         vp_strlcpy(b2->phase, "backward", sizeof b2->phase);
         for (int k = 0; k < n; k++)
-            if (cs[k].in->activations != VP_ACT_NO_GRAD) add_grads(b2, &cs[k]);
+            if (cs[k].in->activations == VP_ACT_TRAIN || cs[k].in->activations == VP_ACT_KEEP_GRAPH) add_grads(b2, &cs[k]);
         add_sharding_buffers(b2, c, 1);
         add_kv_train(b2, c, gc, 1);
         logits_terms(b2, c, 2);

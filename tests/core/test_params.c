@@ -115,7 +115,7 @@ static void cogvideox_5b(void **s) {
     assert_u64_equal(count_hf(CFG_COGVIDEOX_5B), 5570283072ULL);
 }
 
-/* The same counts through presets: every models/models/*.json declares params_total (with its
+/* The same counts through presets: every preset in models/models/ declares params_total (with its
  * source); the count computed from its config must be that number exactly. */
 static void presets_match_declared(void **s) {
     (void)s;

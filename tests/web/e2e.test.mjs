@@ -183,35 +183,67 @@ test('a share link restores exactly the same setup in a fresh page', async () =>
   await fresh.context.close();
 });
 
+const PROBE_FIX = path.join(ROOT, 'tests/probe/fixtures');
+const X2 = path.join(PROBE_FIX, 'h100-sxm-x2-fake.json');
+
 test('a probe file plans against that node and names it', async () => {
   const { context, page, log } = await openPage();
   await choose(page, 'hw-source', 'probe');
+  // our fixture has a host name (probes written without --redact --hostname do)
   let n = await estimates(page);
   await page.setInputFiles('#probe-file', path.join(FIX, 'probe-h100.json'));
   await settled(page, n);
   assert.match(await page.textContent('#probe-info'), /gpu-node-07/);
   assert.match(await page.textContent('#verdict'), /gpu-node-07/);
   assert.match(await page.textContent('#devices h3'), /NVIDIA H100 80GB HBM3/);
-  assert.equal(await page.$$eval('#probe-device option', (o) => o.length), 2);
   const plan0 = await page.evaluate(() => window.__vramplan.plan());
   assert.equal(plan0.hardware.probe.host.hostname, 'gpu-node-07');
   const { est } = await referenceEstimate(plan0);
   assert.equal(await peakBytes(page), est.devices[0].peak_alloc_bytes);
-  await shot(page, '04-probe');
 
+  // the probe's own two-GPU fixture (redacted: no host name), dropped on the drop zone
+  const x2 = existsSync(X2) ? X2 : path.join(FIX, 'probe-h100.json');
+  n = await estimates(page);
+  const text = readFileSync(x2, 'utf8');
+  const dt = await page.evaluateHandle((t) => {
+    const d = new DataTransfer();
+    d.items.add(new File([t], 'probe.json', { type: 'application/json' }));
+    return d;
+  }, text);
+  await page.dispatchEvent('#probe-drop', 'drop', { dataTransfer: dt });
+  await settled(page, n);
+  assert.equal(await page.inputValue('#probe-text'), text);
+  const probe = JSON.parse(text);
+  assert.equal(await page.$$eval('#probe-device option', (o) => o.length), probe.devices.length);
+  if (!probe.host?.hostname && probe.time) assert.match(await page.textContent('#probe-info'), new RegExp(probe.time));
+  await shot(page, '04-probe');
+  const before = await peakBytes(page);
+  const head0 = await page.textContent('#verdict .headroom');
   n = await estimates(page);
   await page.selectOption('#probe-device', '1');
   await settled(page, n);
-  assert.equal((await page.evaluate(() => window.__vramplan.plan())).hardware.device, 1);
+  const plan1 = await page.evaluate(() => window.__vramplan.plan());
+  assert.equal(plan1.hardware.device, 1);
+  const ref1 = (await referenceEstimate(plan1)).est;
+  assert.equal(await peakBytes(page), ref1.devices[0].peak_alloc_bytes);
+  assert.match(await page.textContent('#verdict .source'), new RegExp(probe.devices[1].pci_bus_id ?? 'GPU 1'));
+  if (probe.devices[1].memory.free_bytes !== probe.devices[0].memory.free_bytes) {
+    assert.notEqual(await page.textContent('#verdict .headroom'), head0, 'less free memory, less headroom');
+  }
+  assert.ok(before > 0);
 
   // a file from something else: a message next to the field, the page still works
-  n = await estimates(page);
   await page.setInputFiles('#probe-file', path.join(FIX, 'not-a-probe.json'));
   await page.waitForSelector('#probe-text-msg:not([hidden])');
   assert.match(await page.textContent('#probe-text-msg'), /probe/i);
   assert.equal(await page.getAttribute('#probe-text', 'aria-invalid'), 'true');
   await shot(page, '05-not-a-probe');
-  await page.fill('#probe-text', '{ "schema": "vramplan/gpu-probe@1", ');
+  const truncated = path.join(PROBE_FIX, 'bad/truncated.json');
+  if (existsSync(truncated)) {
+    await page.setInputFiles('#probe-file', truncated);
+  } else {
+    await page.fill('#probe-text', '{ "schema": "vramplan/gpu-probe@1", ');
+  }
   await page.waitForFunction(() => /not valid JSON/.test(document.querySelector('#probe-text-msg').textContent));
   assertClean(log);
   await context.close();

@@ -37,22 +37,26 @@ function cliEstimate(planText, name) {
   }
 }
 
-/** WASM output in the CLI's layout (pretty when the CLI printed more than one line). */
-function assertSameAsCli(planText, name) {
+/** null when WASM prints exactly what the CLI printed (in the CLI's layout), else why not. */
+function differenceFromCli(planText, name) {
   const cli = cliEstimate(planText, name);
   const wasmCompact = core.estimate(planText, false);
   if (!cli.ok) {
     // the CLI refused the plan: WASM must refuse it too
-    assert.ok(JSON.parse(wasmCompact).error, `${name}: CLI failed (${cli.err.trim()}) but WASM gave an estimate`);
-    return;
+    return JSON.parse(wasmCompact).error ? null : `${name}: CLI failed (${cli.err.trim()}) but WASM gave an estimate`;
   }
   const expected = cli.out.replace(/\n$/, '');
   const pretty = expected.includes('\n');
   const got = pretty ? core.estimate(planText, true) : wasmCompact;
-  if (got !== expected) {
-    const i = [...expected].findIndex((ch, k) => got[k] !== ch);
-    assert.fail(`${name}: WASM and CLI differ at character ${i}:\n  cli:  ${JSON.stringify(expected.slice(Math.max(0, i - 60), i + 60))}\n  wasm: ${JSON.stringify(got.slice(Math.max(0, i - 60), i + 60))}`);
-  }
+  if (got === expected) return null;
+  let i = 0;
+  while (i < expected.length && got[i] === expected[i]) i++;
+  return `${name}: differs at character ${i}:\n    cli:  ${JSON.stringify(expected.slice(Math.max(0, i - 60), i + 60))}\n    wasm: ${JSON.stringify(got.slice(Math.max(0, i - 60), i + 60))}`;
+}
+
+function assertAllSame(named) {
+  const diffs = named.map(([name, text]) => differenceFromCli(text, name)).filter(Boolean);
+  assert.equal(diffs.length, 0, `${diffs.length} of ${named.length} plans differ between WASM and the CLI:\n  ${diffs.join('\n  ')}`);
 }
 
 test('version matches the header', () => {
@@ -143,7 +147,7 @@ test('calibration plans: WASM output is byte-identical to the CLI', (t) => {
   const plans = execFileSync(CLI, ['calibrate', CALIBRATION, '--plans'], { encoding: 'utf8', maxBuffer: 64 << 20 })
     .split('\n').filter((l) => l.trim());
   assert.ok(plans.length > 0, 'the CLI printed no plans');
-  plans.forEach((plan, i) => assertSameAsCli(plan, `calibration-${i}`));
+  assertAllSame(plans.map((plan, i) => [`calibration-${i}`, plan]));
   t.diagnostic(`${plans.length} calibration plans identical`);
 });
 
@@ -158,7 +162,7 @@ test('example and fixture plans: WASM output is byte-identical to the CLI', (t) 
     { schema: 'vramplan/plan@1', workload: { batch: 4, seq: 1024 }, instances: [{ model: { preset: 'llama-3.2-1b' } }], hardware: { probe: JSON.parse(probe), device: 1 } },
     { schema: 'vramplan/plan@1', workload: { batch: 1, seq: 4096 }, instances: [{ model: { preset: 'mistral-7b-v0.1' }, quant: 'nf4', finetune: { method: 'qlora', lora: { r: 16 } } }] },
   ];
-  let n = 0;
+  const named = [];
   for (const f of files) {
     const text = readFileSync(f, 'utf8');
     try {
@@ -166,9 +170,10 @@ test('example and fixture plans: WASM output is byte-identical to the CLI', (t) 
     } catch {
       continue;
     }
-    assertSameAsCli(text, `example-${path.basename(f, '.json')}`);
-    n++;
+    named.push([`example-${path.basename(f, '.json')}`, text]);
   }
-  extra.forEach((p, i) => assertSameAsCli(JSON.stringify(p), `extra-${i}`));
+  const n = named.length;
+  extra.forEach((p, i) => named.push([`extra-${i}`, JSON.stringify(p)]));
+  assertAllSame(named);
   t.diagnostic(`${n} example plans and ${extra.length} extra plans identical`);
 });

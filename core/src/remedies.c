@@ -1,0 +1,254 @@
+/* remedies.c: what to change when a plan does not fit. Each remedy is one change to a copy of the
+ * plan, estimated again with the same model, so every suggestion is quantified by the same
+ * arithmetic as the estimate itself. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "remedies.h"
+#include "terms.h"
+#include "util.h"
+
+typedef int (*remedy_fn)(vp_plan *p, char *change, size_t n);
+
+static int trained(const vp_instance *in) { return in->activations == VP_ACT_TRAIN; }
+
+static int r_grad_ckpt(vp_plan *p, char *c, size_t n) {
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++)
+        if (trained(&p->inst[i]) && p->inst[i].gc_every != 1) {
+            p->inst[i].gc_every = 1;
+            any = 1;
+        }
+    snprintf(c, n, "Gradient checkpointing on every block (recompute activations in backward, ~30%% more compute)");
+    return any;
+}
+
+static int r_halve_batch(vp_plan *p, char *c, size_t n) {
+    if (p->batch < 2) return 0;
+    int64_t b = p->batch / 2;
+    snprintf(c, n, "Micro-batch %lld instead of %lld, with gradient accumulation %lld to keep the global batch", (long long)b,
+             (long long)p->batch, (long long)(p->grad_accum * 2));
+    p->batch = b;
+    p->grad_accum *= 2;
+    return 1;
+}
+
+static int r_micro1(vp_plan *p, char *c, size_t n) {
+    if (p->batch < 4) return 0;
+    snprintf(c, n, "Micro-batch 1 with gradient accumulation %lld", (long long)(p->grad_accum * p->batch));
+    p->grad_accum *= p->batch;
+    p->batch = 1;
+    return 1;
+}
+
+static int r_adam8(vp_plan *p, char *c, size_t n) {
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++) {
+        vp_instance *in = &p->inst[i];
+        if (trained(in) && (in->optimizer == VP_OPT_ADAMW || in->optimizer == VP_OPT_ADAM)) {
+            in->optimizer = VP_OPT_ADAMW_8BIT;
+            any = 1;
+        }
+    }
+    snprintf(c, n, "8-bit AdamW (bitsandbytes): optimizer state 2 B/param instead of 8");
+    return any;
+}
+
+static int r_fused(vp_plan *p, char *c, size_t n) {
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++) {
+        vp_instance *in = &p->inst[i];
+        if (trained(in) && (in->optimizer == VP_OPT_ADAMW || in->optimizer == VP_OPT_ADAM) && in->impl == VP_IMPL_FOREACH) {
+            in->impl = VP_IMPL_FUSED;
+            any = 1;
+        }
+    }
+    snprintf(c, n, "AdamW(fused=True): no foreach intermediates during the step");
+    return any;
+}
+
+static int r_lora(vp_plan *p, char *c, size_t n) {
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++) {
+        vp_instance *in = &p->inst[i];
+        if (trained(in) && in->ft == VP_FT_FULL && in->arch.kind == VP_KIND_DECODER) {
+            in->ft = VP_FT_LORA;
+            in->lora_r = 16;
+            in->lora_alpha = 32;
+            if (vp_is_amp(in) || in->precision == VP_PREC_FP32) in->precision = VP_PREC_BF16;
+            any = 1;
+        }
+    }
+    snprintf(c, n, "LoRA r=16 on all linear projections over frozen bf16 weights instead of full fine-tuning");
+    return any;
+}
+
+static int r_qlora(vp_plan *p, char *c, size_t n) {
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++) {
+        vp_instance *in = &p->inst[i];
+        if (trained(in) && in->ft == VP_FT_LORA && in->quant == VP_QUANT_NONE) {
+            in->ft = VP_FT_QLORA;
+            in->quant = VP_QUANT_NF4;
+            in->double_quant = 1;
+            any = 1;
+        }
+    }
+    snprintf(c, n, "QLoRA: 4-bit NF4 base weights with double quantization");
+    return any;
+}
+
+static int r_pure_bf16(vp_plan *p, char *c, size_t n) {
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++) {
+        vp_instance *in = &p->inst[i];
+        if (trained(in) && in->ft == VP_FT_FULL && (vp_is_amp(in) || in->precision == VP_PREC_FP32)) {
+            in->precision = VP_PREC_BF16;
+            any = 1;
+        }
+    }
+    snprintf(c, n, "Pure bf16 weights, gradients and Adam states (no fp32 master copy; watch for precision loss)");
+    return any;
+}
+
+static int frozen_on_gpu(const vp_instance *in) {
+    return in->activations == VP_ACT_NO_GRAD && in->device >= 0 && in->shares_weights_with < 0;
+}
+
+static int r_frozen_cpu(vp_plan *p, char *c, size_t n) {
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++) {
+        vp_instance *in = &p->inst[i];
+        if (frozen_on_gpu(in)) {
+            in->stream_from_cpu = in->device + 1;
+            in->device = -1;
+            in->sharded = 0;
+            in->pinned = 1;
+            any = 1;
+        }
+    }
+    snprintf(c, n, "Keep the frozen model(s) in pinned CPU RAM and stream their blocks through the GPU");
+    return any;
+}
+
+static int r_frozen_other_gpu(vp_plan *p, char *c, size_t n) {
+    if (p->gpu_count < 2) return 0;
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++) {
+        vp_instance *in = &p->inst[i];
+        if (frozen_on_gpu(in)) {
+            in->device = 1;
+            in->sharded = 0;
+            any = 1;
+        }
+    }
+    snprintf(c, n, "Put the frozen model(s) on GPU 1");
+    return any;
+}
+
+static int r_precompute(vp_plan *p, char *c, size_t n) {
+    int w = 0, any = 0;
+    for (int i = 0; i < p->n_instances; i++) {
+        if (p->inst[i].activations == VP_ACT_NO_GRAD && p->inst[i].role == VP_ROLE_REFERENCE) {
+            any = 1;
+            continue;
+        }
+        p->inst[w++] = p->inst[i];
+    }
+    if (!any || w == 0) return 0;
+    p->n_instances = w;
+    for (int i = 0; i < w; i++) p->inst[i].shares_weights_with = -1;
+    snprintf(c, n, "Compute the reference log-probabilities once ahead of time and drop the reference model");
+    return 1;
+}
+
+static int r_zero3(vp_plan *p, char *c, size_t n) {
+    if (p->gpu_count < 2 || p->par.dp * p->par.tp * p->par.pp > 1) return 0;
+    p->par.dp = p->gpu_count;
+    p->par.framework = VP_FW_FSDP;
+    p->par.fsdp = VP_FSDP_FULL_SHARD;
+    snprintf(c, n, "Shard weights, gradients and optimizer state over the node's %lld GPUs (FSDP full_shard / ZeRO-3)",
+             (long long)p->gpu_count);
+    return 1;
+}
+
+static int r_offload_opt(vp_plan *p, char *c, size_t n) {
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++) any |= trained(&p->inst[i]) && p->inst[i].sharded;
+    if (!any || p->par.offload_optimizer) return 0;
+    p->par.offload_optimizer = 1;
+    if (p->par.framework == VP_FW_TORCH) p->par.framework = VP_FW_DEEPSPEED;
+    if (p->par.zero < 2 && p->par.framework == VP_FW_DEEPSPEED) p->par.zero = 2;
+    snprintf(c, n, "Offload the optimizer state to CPU RAM (DeepSpeed ZeRO-Offload)");
+    return 1;
+}
+
+static int r_half_seq(vp_plan *p, char *c, size_t n) {
+    if (p->seq < 256 || p->mode != VP_MODE_TRAIN) return 0;
+    snprintf(c, n, "Sequence length %lld instead of %lld (fewer tokens or frames per sample)", (long long)(p->seq / 2),
+             (long long)p->seq);
+    p->seq /= 2;
+    return 1;
+}
+
+static const struct {
+    const char *id;
+    remedy_fn fn;
+} k_remedies[] = {
+    {"grad_ckpt", r_grad_ckpt},     {"halve_batch", r_halve_batch}, {"micro_batch_1", r_micro1},
+    {"precompute_reference", r_precompute}, {"frozen_to_cpu", r_frozen_cpu}, {"frozen_to_gpu1", r_frozen_other_gpu},
+    {"adamw_8bit", r_adam8},        {"adamw_fused", r_fused},       {"lora", r_lora},
+    {"qlora", r_qlora},             {"pure_bf16", r_pure_bf16},     {"shard_fsdp", r_zero3},
+    {"offload_optimizer", r_offload_opt}, {"halve_seq", r_half_seq},
+};
+
+static int64_t tightest(const vp_estimate *e, int *fits) {
+    int64_t worst = INT64_MAX, peak = 0;
+    for (int i = 0; i < e->n_devices; i++)
+        if (e->devices[i].index >= 0 && e->devices[i].headroom_bytes < worst) {
+            worst = e->devices[i].headroom_bytes;
+            peak = (int64_t)e->devices[i].peak_reserved_bytes;
+        }
+    *fits = e->fits;
+    return peak;
+}
+
+static int cmp_sugg(const void *a, const void *b) {
+    const vp_suggestion *x = a, *y = b;
+    if (x->fits != y->fits) return y->fits - x->fits;
+    return x->saves_bytes < y->saves_bytes ? 1 : x->saves_bytes > y->saves_bytes ? -1 : 0;
+}
+
+void vp_suggest(const vp_plan *plan, vp_estimate *e) {
+    int fits0;
+    int64_t peak0 = tightest(e, &fits0);
+    vp_plan *copy = malloc(sizeof *copy);
+    vp_estimate *alt = malloc(sizeof *alt);
+    vp_suggestion *all = calloc(sizeof k_remedies / sizeof k_remedies[0], sizeof *all);
+    int n = 0;
+    if (!copy || !alt || !all) goto out;
+    for (size_t k = 0; k < sizeof k_remedies / sizeof k_remedies[0]; k++) {
+        *copy = *plan;
+        char change[160] = "";
+        if (!k_remedies[k].fn(copy, change, sizeof change)) continue;
+        vp_error err;
+        if (vp_estimate_core(copy, alt, &err) != VP_OK) continue;
+        int fits;
+        int64_t peak = tightest(alt, &fits);
+        if (peak >= peak0 - peak0 / 100) continue; /* less than 1% better: not worth listing */
+        vp_suggestion *s = &all[n++];
+        vp_strlcpy(s->id, k_remedies[k].id, sizeof s->id);
+        vp_strlcpy(s->change, change, sizeof s->change);
+        s->peak_reserved_bytes = (uint64_t)peak;
+        s->saves_bytes = peak0 - peak;
+        s->fits = fits;
+    }
+    qsort(all, (size_t)n, sizeof *all, cmp_sugg);
+    e->n_suggestions = n < VP_MAX_SUGGESTIONS ? n : VP_MAX_SUGGESTIONS;
+    memcpy(e->suggestions, all, sizeof *all * (size_t)e->n_suggestions);
+out:
+    free(copy);
+    free(alt);
+    free(all);
+}
