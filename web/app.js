@@ -5,7 +5,7 @@
 // number on the page comes back in the estimate JSON.
 
 import * as O from './options.js';
-import { buildPlan, InputError, hfConfigName, parseJsonField } from './plan.js';
+import { buildPlan, InputError, hfConfigName, parseJsonField, PROBE_SCHEMA } from './plan.js';
 import { encodeShare, decodeShare, sanitize, ShareError } from './share.js';
 import { h, fmtBytes, renderVerdict, renderVerdictMessage, renderMiniVerdict, renderDevices, renderWarnings, renderCompare } from './view.js';
 import { CoreClient } from './core-client.js';
@@ -187,7 +187,7 @@ function fillProbeDevices() {
     state.hardware.device = Number(items[0].value);
   }
   const parts = [];
-  if (info) {
+  if (info && info.probe.schema === PROBE_SCHEMA) {
     parts.push(`From ${probeNode(info)}`);
     if (gpus.length) parts.push(`${gpus.length} GPU${gpus.length > 1 ? 's' : ''}`);
     for (const w of info.warnings.slice(0, 3)) parts.push(`probe warning: ${w}`);
@@ -352,7 +352,7 @@ function showError(field, message, path, code) {
   clearFieldMessages();
   const shown = showFieldMessage(field, message);
   renderVerdictMessage($('verdict'), 'error', 'Cannot estimate this setup',
-    message, path ? `Field: ${path}${code ? ` (${code})` : ''}` : shown ? null : code || null);
+    message, path ? `Field: ${path}${code ? ` · error: ${code}` : ''}` : shown ? null : code || null);
   $('devices').classList.add('stale');
   $('warnings').classList.add('stale');
   $('stale-note').hidden = !current;
@@ -416,7 +416,7 @@ async function runEstimate() {
 function sourceLine() {
   if (state.hardware.source !== 'probe') return '';
   const info = describeProbe(state.hardware.probe);
-  if (!info) return '';
+  if (!info || info.probe.schema !== PROBE_SCHEMA) return '';
   const gpu = info.gpus[state.hardware.device];
   return `Planned against the probe of ${probeNode(info)}: ${probeGpuLabel(gpu, state.hardware.device)}.`;
 }

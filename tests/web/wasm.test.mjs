@@ -118,6 +118,35 @@ test('strings from the plan come back escaped, never raw', () => {
   assert.equal(est.instances[0].name, name.slice(0, 40));
 });
 
+test('hostile plans never trap the module', () => {
+  const base = { schema: 'vramplan/plan@1', workload: { batch: 1, seq: 8 }, instances: [{ model: { preset: 'gpt2' } }] };
+  const hostile = [
+    '',
+    '\u0000',
+    '['.repeat(100000),
+    `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+    JSON.stringify({ ...base, name: 'x'.repeat(5 << 20) }),
+    JSON.stringify({ ...base, workload: { batch: 1, seq: 8, new_tokens: -0 } }),
+    JSON.stringify(base).replace('"batch":1', '"batch":1e309'),
+    JSON.stringify(base).replace('"batch":1', '"batch":-1e308'),
+    JSON.stringify(base).replace('"batch":1', '"batch":1.5'),
+    JSON.stringify(base).replace('"batch":1', '"batch":"4"'),
+    JSON.stringify({ ...base, instances: [{ model: { hf_config: { model_type: 'llama', hidden_size: 1e300, num_hidden_layers: 1e300, num_attention_heads: 1, vocab_size: 1 } } }] }),
+    JSON.stringify({ ...base, instances: [{ model: { hf_config: { model_type: '\ud800<script>', hidden_size: 8 } } }] }),
+    JSON.stringify({ ...base, instances: Array.from({ length: 100 }, () => ({ model: { preset: 'gpt2' } })) }),
+    JSON.stringify({ ...base, hardware: { probe: { schema: 'vramplan/gpu-probe@1', devices: [] } } }),
+    JSON.stringify({ ...base, hardware: { probe: { schema: 'vramplan/gpu-probe@1', devices: [{ name: 'x', memory: { total_bytes: 1, free_bytes: 2 } }] } } }),
+    JSON.stringify({ ...base, hardware: { gpu: 'h100-sxm-80gb', count: 1e9 } }),
+  ];
+  for (const plan of hostile) {
+    const out = core.estimate(plan);
+    const doc = JSON.parse(out);
+    assert.ok(doc.error || doc.schema === 'vramplan/estimate@1', `answer for ${plan.slice(0, 60)}`);
+  }
+  // and the module still works afterwards
+  assert.equal(JSON.parse(core.estimate(JSON.stringify(base))).schema, 'vramplan/estimate@1');
+});
+
 test('no memory growth over many estimates', () => {
   const plan = JSON.stringify({ schema: 'vramplan/plan@1', workload: { batch: 2, seq: 256 }, instances: [{ model: { preset: 'llama-3.2-1b' } }] });
   for (let i = 0; i < 200; i++) core.estimate(plan);

@@ -1,0 +1,138 @@
+/* test_lora.c: LoRA adapter parameters and their memory (core/src/lora.c, weights.c).
+ *
+ * PEFT LoraLayer.update_layer: lora_A = Linear(in, r, bias=False), lora_B = Linear(r, out), so one
+ * adapted Linear adds r·(in + out) parameters (memory-facts.md §4.1). Expected totals are the ones
+ * of the §4.1 table and its check values. PEFT upcasts adapters to fp32 by default, so a LoRA
+ * parameter costs 4 B of weight, 4 B of gradient and 8 B of AdamW state (16 B). */
+#include <string.h>
+
+#include "vp_test.h"
+
+#define WL "{\"batch\":1,\"seq\":128}"
+#define ALL7 "[\"q_proj\",\"k_proj\",\"v_proj\",\"o_proj\",\"gate_proj\",\"up_proj\",\"down_proj\"]"
+
+static const cJSON *lora(const char *cfg, int r, const char *targets, const char *extra) {
+    return t_estimate_json(t_plan1(
+        WL, t_hf_instance(cfg, t_fmt("\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":%d,\"targets\":%s}}%s", r, targets,
+                                     extra ? extra : ""))));
+}
+
+static uint64_t trainable(const char *cfg, int r, const char *targets) {
+    return t_json_params_trainable(lora(cfg, r, targets, NULL), 0);
+}
+
+/* Llama-3.1-8B, r = 16, all 7 projections: per layer q 8192r + k 5120r + v 5120r + o 8192r
+ * + gate, up, down 18432r each = 81920r = 1,310,720; × 32 layers = 41,943,040
+ * (PEFT: "trainable params: 41,943,040 || all params: 8,072,204,288"). */
+static void llama31_8b_r16_all(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(CFG_LLAMA31_8B, 16, ALL7), 41943040ULL);
+    /* "all-linear" is the same set (PEFT excludes the output head) */
+    assert_u64_equal(trainable(CFG_LLAMA31_8B, 16, "[\"all-linear\"]"), 41943040ULL);
+    /* the base model is unchanged */
+    assert_u64_equal(t_json_params_total(lora(CFG_LLAMA31_8B, 16, ALL7, NULL), 0), 8030261248ULL);
+}
+
+/* Llama-2-7B, r = 8 on q and v: 2 × 8 × (4096 + 4096) × 32 = 4,194,304 (§4.1 check value). */
+static void llama2_7b_r8_qv(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(CFG_LLAMA2_7B, 8, "[\"q_proj\",\"v_proj\"]"), 4194304ULL);
+}
+
+/* Llama-2-7B, r = 16, all 7: (4 × 8192 + 3 × 15104) × 16 = 78080 × 16 = 1,249,280 per layer × 32
+ * = 39,976,960. */
+static void llama2_7b_r16_all(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(CFG_LLAMA2_7B, 16, ALL7), 39976960ULL);
+}
+
+/* Qwen2.5-7B, r = 16, all 7: (7168 + 4096 + 4096 + 7168 + 3 × 22528) × 16 = 90112 × 16 = 1,441,792
+ * per layer × 28 = 40,370,176. */
+static void qwen25_7b_r16_all(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(CFG_QWEN25_7B, 16, ALL7), 40370176ULL);
+}
+
+/* Llama-3.1-70B, r = 16, all 7: 161792 × 16 × 80 = 207,093,760. */
+static void llama31_70b_r16_all(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(CFG_LLAMA31_70B, 16, ALL7), 207093760ULL);
+}
+
+/* Mistral-7B has the layer shapes of Llama-3.1-8B: 41,943,040 at r = 16 on all 7 (§4.1 table). */
+static void mistral_7b_r16_all(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(CFG_MISTRAL_7B, 16, ALL7), 41943040ULL);
+}
+
+/* Phi-3-mini fuses q, k, v and gate, up (§4.1: "Phi-3 uses fused qkv_proj (out = 3h = 9216) and
+ * gate_up_proj (out = 2f)"): qkv_proj r(3072 + 9216) + o_proj r(3072 + 3072) + gate_up_proj
+ * r(3072 + 16384) + down_proj r(8192 + 3072) = 49152r; r = 16 × 32 layers = 25,165,824. */
+static void phi3_fused(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(CFG_PHI3_MINI, 16, "[\"qkv_proj\",\"o_proj\",\"gate_up_proj\",\"down_proj\"]"), 25165824ULL);
+}
+
+/* Rank scales linearly: r = 64 on Llama-3.1-8B all 7 = 4 × 41,943,040. */
+static void rank_is_linear(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(CFG_LLAMA31_8B, 64, ALL7), 4 * 41943040ULL);
+    assert_u64_equal(trainable(CFG_LLAMA31_8B, 1, ALL7), 41943040ULL / 16);
+}
+
+/* Memory of the adapters, at the peak of a LoRA step (bf16 base so the base is 2 B/param):
+ * adapters 4 B × 41,943,040 = 167,772,160 (fp32); AdamW state 8 B × 41,943,040 = 335,544,320;
+ * the frozen base has no gradient and no optimizer state. */
+static void adapter_bytes(void **s) {
+    (void)s;
+    const vp_estimate *e = t_estimate(t_plan1(
+        WL, t_hf_instance(CFG_LLAMA31_8B, "\"precision\":\"bf16\",\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":16,"
+                                          "\"targets\":" ALL7 "}}")));
+    assert_u64_equal(t_component(e, 0, "adapters", NULL), 4 * 41943040ULL);
+    assert_u64_equal(t_component(e, 0, "optimizer_state", NULL), 8 * 41943040ULL);
+    assert_u64_equal(t_component(e, 0, "weights", NULL), 2 * 8030261248ULL);
+    /* gradients of the adapters only (fp32): at most 4 B × 41,943,040 at any moment */
+    assert_true(t_component(e, 0, "grads", NULL) <= 4 * 41943040ULL);
+    /* with dtype bf16 adapters cost 2 B */
+    e = t_estimate(t_plan1(WL, t_hf_instance(CFG_LLAMA31_8B, "\"precision\":\"bf16\",\"finetune\":{\"method\":\"lora\","
+                                                             "\"lora\":{\"r\":16,\"dtype\":\"bf16\",\"targets\":" ALL7 "}}")));
+    assert_u64_equal(t_component(e, 0, "adapters", NULL), 2 * 41943040ULL);
+}
+
+/* Bottleneck adapters (finetune.method adapter, dim r): Linear(h, r) + Linear(r, h) with biases per
+ * block: GPT-2, r = 64: 768·64 + 64 + 64·768 + 768 = 99,136 × 12 blocks = 1,189,632. */
+static void bottleneck_adapter(void **s) {
+    (void)s;
+    const cJSON *e = t_estimate_json(
+        t_plan1(WL, t_hf_instance(CFG_GPT2, "\"finetune\":{\"method\":\"adapter\",\"adapter\":{\"dim\":64}}")));
+    assert_u64_equal(t_json_params_trainable(e, 0), 1189632ULL);
+}
+
+/* LoRA activations: a frozen base Linear saves nothing, but PEFT saves an fp32 copy of each adapted
+ * module's input (fp32 adapters on a bf16 model), so LoRA on all 7 modules keeps more activations
+ * than LoRA on q, v only (memory-facts §1.4: 72.1·sbh vs the q,v case). */
+static void more_targets_more_activations(void **s) {
+    (void)s;
+    const char *two = t_plan1(WL, t_hf_instance(CFG_LLAMA31_8B, "\"precision\":\"bf16\",\"finetune\":{\"method\":\"lora\","
+                                                               "\"lora\":{\"r\":16,\"targets\":[\"q_proj\",\"v_proj\"]}}"));
+    const char *seven = t_plan1(WL, t_hf_instance(CFG_LLAMA31_8B, "\"precision\":\"bf16\",\"finetune\":{\"method\":\"lora\","
+                                                                 "\"lora\":{\"r\":16,\"targets\":" ALL7 "}}"));
+    assert_true(t_component(t_estimate(seven), 0, "activations", NULL) > t_component(t_estimate(two), 0, "activations", NULL));
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(llama31_8b_r16_all),
+        cmocka_unit_test(llama2_7b_r8_qv),
+        cmocka_unit_test(llama2_7b_r16_all),
+        cmocka_unit_test(qwen25_7b_r16_all),
+        cmocka_unit_test(llama31_70b_r16_all),
+        cmocka_unit_test(mistral_7b_r16_all),
+        cmocka_unit_test(phi3_fused),
+        cmocka_unit_test(rank_is_linear),
+        cmocka_unit_test(adapter_bytes),
+        cmocka_unit_test(bottleneck_adapter),
+        cmocka_unit_test(more_targets_more_activations),
+    };
+    return T_RUN("lora", tests, argc, argv);
+}
