@@ -56,6 +56,7 @@ export const LORA_TARGETS = {
   t5: ['q', 'k', 'v', 'o', 'wi', 'wo'],
   vit: ['qkv', 'proj', 'fc1', 'fc2'],
   phi3: ['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj'],
+  cogvideox: ['to_q', 'to_k', 'to_v', 'to_out.0'],
 };
 
 export const CUSTOM_FIELDS = [
@@ -135,6 +136,22 @@ export const KV_DTYPES = [
   { value: 'int8', label: 'int8' },
   { value: 'fp32', label: 'fp32' },
 ];
+
+// The allowed values of each enumerated setup field (share links are checked against them).
+export const CHOICES = {
+  'model.source': ['preset', 'hf', 'custom'],
+  'model.custom.mlp': CUSTOM_MLP.map((o) => o.value),
+  'model.custom.norm': CUSTOM_NORM.map((o) => o.value),
+  'workload.mode': MODES.map((o) => o.value),
+  'workload.precision': PRECISIONS.filter((o) => o.modes.includes('train')).map((o) => o.value),
+  'workload.infer_precision': PRECISIONS.filter((o) => o.modes.includes('infer')).map((o) => o.value),
+  'workload.optimizer': OPTIMIZERS.map((o) => o.value),
+  'workload.finetune': FINETUNE.map((o) => o.value),
+  'workload.lora.quant': QUANT_4BIT.map((o) => o.value),
+  'workload.attn': ATTN.map((o) => o.value),
+  'workload.kv_dtype': KV_DTYPES.map((o) => o.value),
+  'hardware.source': ['preset', 'probe'],
+};
 
 export const PREFERRED_DEFAULTS = {
   preset: ['llama-3.2-1b', 'llama-3.1-8b', 'qwen2.5-1.5b'],

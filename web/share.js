@@ -10,7 +10,7 @@
 // anything else falls back to the default. An unknown version or a damaged link raises
 // ShareError with a sentence for the person.
 
-import { DEFAULT_STATE } from './options.js';
+import { DEFAULT_STATE, CHOICES } from './options.js';
 
 export const SHARE_VERSION = 'v1';
 const MAX_LINK_CHARS = 256 * 1024;
@@ -91,8 +91,8 @@ export async function encodeShare(state, pinned = null) {
   return `${SHARE_VERSION}.j.${toBase64url(json)}`;
 }
 
-/** Fills a value of the default's shape from untrusted input. */
-export function sanitize(def, input) {
+/** Fills a value of the default's shape from untrusted input (path: for CHOICES). */
+export function sanitize(def, input, path = '') {
   if (Array.isArray(def)) {
     if (!Array.isArray(input)) return def.slice();
     return input.filter((x) => typeof x === 'string').slice(0, 64).map((x) => x.slice(0, 64));
@@ -100,7 +100,9 @@ export function sanitize(def, input) {
   if (def !== null && typeof def === 'object') {
     const src = input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {};
     const out = {};
-    for (const k of Object.keys(def)) out[k] = sanitize(def[k], Object.hasOwn(src, k) ? src[k] : undefined);
+    for (const k of Object.keys(def)) {
+      out[k] = sanitize(def[k], Object.hasOwn(src, k) ? src[k] : undefined, path ? `${path}.${k}` : k);
+    }
     return out;
   }
   if (typeof def === 'number') {
@@ -109,7 +111,10 @@ export function sanitize(def, input) {
     if (typeof input === 'string' && input.length <= 32) return input;
     return def;
   }
-  if (typeof def === 'string') return typeof input === 'string' ? input : def;
+  if (typeof def === 'string') {
+    if (typeof input !== 'string') return def;
+    return !CHOICES[path] || CHOICES[path].includes(input) ? input : def;
+  }
   if (typeof def === 'boolean') return typeof input === 'boolean' ? input : def;
   return def;
 }

@@ -46,7 +46,13 @@ static void decoder_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r)
 
     double L = 0;
     /* norms before attention and MLP (gemma2 adds two post-norms) */
-    L += (double)a->norms_per_layer * norm_saved(res, h, full, a->norm);
+    if (a->norm_fp32) {
+        /* GemmaRMSNorm (modeling_gemma2.py): x.float() saved by pow/mul, and the fp32 normalized
+         * tensor saved by `* (1.0 + weight.float())` when the weight trains; output cast back */
+        L += (double)a->norms_per_layer * (4.0 * h + (full ? 4.0 * h : 0.0) + 4.0);
+    } else {
+        L += (double)a->norms_per_layer * norm_saved(res, h, full, a->norm);
+    }
     double R = L; /* replicated under tensor parallelism (hidden-width), divided only with SP */
     if (a->qk_norm) L += 2.0 * (4.0 * qd) ; /* qwen3 q_norm/k_norm: fp32 copies (k at a_kv heads, rounded up) */
     /* inputs of the attention projections, saved only when their weights train */
@@ -107,10 +113,13 @@ static void decoder_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r)
         if (full) L += adt * fe;      /* activation output = fc2 input */
     }
     if (moe) {
-        /* router logits (fp32 softmax), top-k weights, expert mask and gathered inputs
-         * (transformers 5.17 MixtralSparseMoeBlock; memory-facts §8) */
+        /* transformers 5.17 MixtralSparseMoeBlock / MixtralExperts (memory-facts §8): the router's
+         * fp32 softmax (saved), top-k weights; per routed (token, expert) pair the gathered input
+         * hidden_states[token_idx] (saved by the expert's gate_up linear when it trains) and the
+         * expert's output (saved by `* top_k_weights`); int64 token indices kept by gather and
+         * index_add_. The gate/up/act/product terms are counted above with f = k · expert f. */
         double E = (double)a->experts, k = (double)a->experts_per_tok;
-        L += 4.0 * E + 4.0 * E + 8.0 * k + adt * h * k * (full ? 1.0 : 0.0) + adt * h;
+        L += 4.0 * E + 4.0 * k + (full ? adt * h * k : 0.0) + adt * h * k + 16.0 * k;
     }
     if (full) {
         double mlp_in = amp ? (a->fused_gate_up ? 1.0 : (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 2.0 : 1.0)) * 2.0 * h : adt * h;
@@ -128,13 +137,20 @@ static void decoder_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r)
     r->kv_total = kv_total;
     r->ckpt_layer = res * h; /* non-reentrant checkpoint keeps the block input */
     /* outside the blocks: final norm and the lm_head input */
-    r->outside = norm_saved(res, h, full, a->norm);
+    r->outside = a->norm_fp32 ? 4.0 * h + (full ? 4.0 * h : 0.0) + 4.0 : norm_saved(res, h, full, a->norm);
     if (full) r->outside += amp ? 2.0 * h : adt * h;
     /* one block's backward, net of the saved tensors it frees as it goes: the gated product's
      * backward holds the incoming gradient and the two gradients of act(gate) and up at once, while
      * down_proj's saved input is already freed (autograd releases a node's saved tensors when it has
      * run); plus the gradients of the hidden state */
     r->bwd_temp = ((a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU) ? 2.0 : 1.0) * adt * fe + 2.0 * res * h;
+    /* LoRA: the adapter path returns the gradient of its (cast) input in the adapter dtype, beside the
+     * base path's gradient, before the two are summed: one more input-wide tensor for the widest
+     * adapted input (down_proj's f when it is targeted) */
+    if ((in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA) && in->lora_targets) {
+        double widest = (in->lora_targets & (VP_T_DOWN | VP_T_FC2)) ? fe : h;
+        r->bwd_temp += (double)vp_dtype_bytes(in->lora_dtype) * widest;
+    }
     r->fwd_temp = 2.0 * adt * fe + 4.0 * heads * s * (!strcmp(kern, "eager") || !strcmp(kern, "math") ? 1.0 : 0.0);
     r->tokens = plan->batch * plan->seq;
     r->layers = a->layers;

@@ -36,6 +36,7 @@ typedef struct {
     vp_norm norm;
     int norms_per_layer; /* 2; gemma2 has 4 (pre and post norms) */
     int qk_norm;         /* qwen3: RMSNorm(head_dim) on q and k */
+    int norm_fp32;       /* gemma: RMSNorm computes x·(1 + w) in fp32 and casts back */
     int fused_qkv;       /* phi3: one qkv_proj; gpt2 c_attn; vit qkv */
     int fused_gate_up;   /* phi3 gate_up_proj */
     int64_t positions;   /* learned absolute position embeddings (gpt2 n_positions), 0 if none */

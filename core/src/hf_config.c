@@ -307,6 +307,7 @@ vp_status vp_arch_from_hf(const cJSON *c, const char *p, vp_arch *a, vp_error *e
     if (!strcmp(name, "gemma") || !strcmp(name, "gemma2")) {
         if (!cJSON_GetObjectItemCaseSensitive(c, "head_dim")) a->head_dim = 256; /* GemmaConfig default */
         a->mlp = VP_MLP_GEGLU; /* hidden_activation gelu_pytorch_tanh */
+        a->norm_fp32 = 1;
         if (!strcmp(name, "gemma2")) {
             a->norms_per_layer = 4; /* input, post_attention, pre_feedforward, post_feedforward */
             a->final_logit_softcap = 30.0;

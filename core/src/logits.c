@@ -22,7 +22,8 @@ void vp_logits_compute(const vp_plan *plan, const vp_instance *in, vp_logits *l)
     l->out = adt * e;
     int64_t upcast = adt < 4 ? 4 * e : 0;
     int64_t lsm = 4 * e;
-    int64_t softcap = a->final_logit_softcap > 0 ? 2 * adt * e : 0; /* gemma2: tanh(logits/cap)·cap keeps tanh out */
+    /* gemma2 final_logit_softcapping: logits = tanh(logits / cap) * cap; tanh saves its output */
+    int64_t softcap = a->final_logit_softcap > 0 ? adt * e : 0;
     l->held = l->out + lsm + softcap;
     l->fwd_peak = l->held + upcast;
     l->bwd_peak = l->held + 4 * e + 4 * e; /* grad of log-softmax output + grad of its input (fp32) */

@@ -66,9 +66,9 @@ test('bad links raise ShareError with a sentence', async () => {
 test('sanitize keeps the default shape whatever a link holds', () => {
   const s = sanitize(DEFAULT_STATE, {
     model: { source: 42, preset: ['x'], custom: 'nope', extra: 1 },
+    hardware: { source: 'gpu-cloud', gpu: 'anything-goes-to-the-core' },
     workload: { batch: { a: 1 }, seq: '2048', lora: { targets: ['q_proj', 3, null], r: Infinity }, grad_ckpt: 'yes' },
     __proto__: { polluted: true },
-    hardware: null,
   });
   assert.equal(s.model.source, 'preset');
   assert.equal(s.model.preset, '');
@@ -79,7 +79,9 @@ test('sanitize keeps the default shape whatever a link holds', () => {
   assert.deepEqual(s.workload.lora.targets, ['q_proj']);
   assert.equal(s.workload.lora.r, DEFAULT_STATE.workload.lora.r);
   assert.equal(s.workload.grad_ckpt, false);
-  assert.deepEqual(s.hardware, DEFAULT_STATE.hardware);
+  assert.equal(s.hardware.source, 'preset', 'an unknown choice falls back to the default');
+  assert.equal(s.hardware.gpu, 'anything-goes-to-the-core', 'preset ids are the core\'s to check');
+  assert.deepEqual(sanitize(DEFAULT_STATE, { hardware: null }).hardware, DEFAULT_STATE.hardware);
   assert.equal({}.polluted, undefined);
 });
 
