@@ -7,7 +7,7 @@
 import * as O from './options.js';
 import { buildPlan, InputError, hfConfigName, parseJsonField, PROBE_SCHEMA } from './plan.js';
 import { encodeShare, decodeShare, sanitize, ShareError } from './share.js';
-import { h, fmtBytes, renderVerdict, renderVerdictMessage, renderMiniVerdict, renderDevices, renderWarnings, renderCompare } from './view.js';
+import { h, fmtBytes, renderVerdict, renderVerdictMessage, renderMiniVerdict, renderDevices, renderSuggestions, renderWarnings, renderCompare } from './view.js';
 import { CoreClient } from './core-client.js';
 
 const $ = (id) => document.getElementById(id);
@@ -353,8 +353,7 @@ function showError(field, message, path, code) {
   const shown = showFieldMessage(field, message);
   renderVerdictMessage($('verdict'), 'error', 'Cannot estimate this setup',
     message, path ? `Field: ${path}${code ? ` · error: ${code}` : ''}` : shown ? null : code || null);
-  $('devices').classList.add('stale');
-  $('warnings').classList.add('stale');
+  for (const id of ['suggestions', 'devices', 'warnings']) $(id).classList.add('stale');
   $('stale-note').hidden = !current;
   const mini = $('mini-verdict');
   mini.className = 'mini-verdict error';
@@ -425,10 +424,10 @@ function render() {
   const est = current.estimate;
   renderVerdict($('verdict'), est, { source: sourceLine() });
   renderMiniVerdict($('mini-verdict'), est);
+  renderSuggestions($('suggestions'), est);
   renderDevices($('devices'), est);
   renderWarnings($('warnings'), est);
-  $('devices').classList.remove('stale');
-  $('warnings').classList.remove('stale');
+  for (const id of ['suggestions', 'devices', 'warnings']) $(id).classList.remove('stale');
   $('stale-note').hidden = true;
   renderComparePanel();
 }

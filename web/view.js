@@ -227,6 +227,23 @@ export function renderDevices(root, est) {
   root.replaceChildren(...out);
 }
 
+/** "What to change": the core's suggestions, each one change re-estimated, best first. */
+export function renderSuggestions(root, est) {
+  const list = est.suggestions || [];
+  if (!list.length) {
+    root.replaceChildren();
+    return;
+  }
+  root.replaceChildren(h('section', { class: 'suggestions card', 'aria-labelledby': 'suggestions-title' },
+    h('h3', { id: 'suggestions-title' }, est.fits ? 'Tight: what would give more room' : 'What to change'),
+    h('ol', {}, list.map((x) => h('li', { class: x.fits ? 'fits' : 'nofit', 'data-id': x.id },
+      h('span', { class: 'badge', title: x.fits ? 'fits after this change' : 'still does not fit' }, x.fits ? '✓' : '✗'),
+      h('span', { class: 'change' }, x.change),
+      h('span', { class: 'effect muted' },
+        'saves ', bytesCell(x.saves_bytes), ' → ', bytesCell(x.peak_reserved_bytes), ' reserved',
+        x.fits ? ' · fits' : ' · still too much'))))));
+}
+
 export function renderWarnings(root, est) {
   const w = est.warnings || [];
   root.replaceChildren(...(w.length ? [h('ul', { class: 'warnings', 'aria-label': 'Warnings' }, w.map((x) => h('li', {}, x)))] : []));

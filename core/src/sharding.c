@@ -138,6 +138,11 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
         term(&ds->grads, (int64_t)(dev_train * 4.0), "%s params × 4 B fp32 main_grad (Megatron)", nt);
     } else if (off_opt) {
         term(&ds->grads, 0, "offloaded");
+    } else if (fw == VP_FW_DEEPSPEED && master && z == 3) {
+        /* ZeRO-3 reduce-scatters each layer's 16-bit grads (counted with the gathered layer) straight
+         * into the fp32 gradient of the partition: DeepSpeed's own estimate_zero3 counts 18 B/param
+         * = 2 (16-bit param shard) + 4 (fp32 grad) + 4 (fp32 master) + 8 (Adam) over the ranks */
+        term(&ds->grad_fp32, (int64_t)(dev_train * 4.0 / N), "DeepSpeed fp32 gradient of the partition: %s × 4 B / ranks", nt);
     } else {
         double gdiv = z >= 2 ? N : 1.0;
         term(&ds->grads, (int64_t)(dev_train * gb / gdiv), "%s trainable params × %d B %s%s", nt, gb, vp_dtype_name(w->grad_dtype),

@@ -27,6 +27,7 @@ typedef struct {
     double inflight;  /* pipeline micro-batches in flight on this stage */
     double logits_div;
     int on_head;      /* this device computes the output head and loss */
+    int grads_resident; /* gradient buffers allocated up front (Megatron's contiguous main_grad buffer) */
 } vp_inst_calc;
 
 /* Derive every term of an instance as seen by GPU `rank`. */

@@ -40,6 +40,9 @@ void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, int64_t rank,
     }
     c->logits_div = (c->a.megatron && in->sharded) ? tp : 1.0;
     c->on_head = c->ctx.last;
+    /* Megatron's DistributedDataParallel allocates its fp32 main_grad buffer when the model is
+     * wrapped, so it is resident through the whole step (megatron/core/distributed) */
+    c->grads_resident = in->sharded && par->framework == VP_FW_MEGATRON && c->ds.grads.bytes > 0;
 }
 
 /* Bytes of one block's saved activations per token on this device. */
@@ -63,6 +66,7 @@ void vp_add_resident(vp_moment *m, const vp_inst_calc *c, int with_state) {
         add_term(m, &c->owner, "quant_constants", "Quantization constants", &d->quant);
         add_term(m, &c->owner, "adapters", c->in->ft == VP_FT_ADAPTER ? "Bottleneck adapters" : "LoRA adapters", &d->adapters);
     }
+    if (c->grads_resident) add_term(m, &c->owner, "grads", "Gradients", &d->grads);
     if (with_state) {
         add_term(m, &c->owner, "master_weights", "fp32 master weights", &d->master);
         add_term(m, &c->owner, "optimizer_state", "Optimizer state", &d->states);
@@ -168,7 +172,7 @@ static void logits_terms(vp_moment *m, const vp_inst_calc *c, int which) {
 }
 
 static void add_grads(vp_moment *m, const vp_inst_calc *c) {
-    add_term(m, &c->owner, "grads", "Gradients", &c->ds.grads);
+    if (!c->grads_resident) add_term(m, &c->owner, "grads", "Gradients", &c->ds.grads);
     add_term(m, &c->owner, "grads_fp32", "fp32 gradient partition", &c->ds.grad_fp32);
 }
 
@@ -260,7 +264,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
             vp_moment_add(b1, &c->owner, "weights_lowp_copy", "Autocast weight copies",
                           2 * (c->in->pc.per_layer_attn + c->in->pc.per_layer_mlp), "bf16 copies of the recomputed block's weights");
         }
-        if (c->in->ft == VP_FT_FULL && c->on_head)
+        if (c->in->ft == VP_FT_FULL && c->on_head && !c->grads_resident)
             vp_moment_add(b1, &c->owner, "grads", "Gradients", c->ds.head_grad_bytes, "output-head gradients first");
         vp_moment_add(b1, &c->owner, "backward_temp", gc ? "Recomputed block + gradient temporaries" : "Gradient temporaries",
                       gc || act_offload ? one_block : (int64_t)((double)T * bwd_temp),

@@ -150,6 +150,30 @@ test('picking a preset and changing the batch matches the CLI for the same plan'
   await context.close();
 });
 
+test('a job that does not fit: summary first, then what to change', async () => {
+  const { context, page, log } = await openPage();
+  await page.selectOption('#preset', 'llama-3.1-8b');
+  await page.selectOption('#gpu', 'a10g');
+  await page.fill('#seq', '4096');
+  const n = await estimates(page);
+  await page.fill('#batch', '8');
+  await settled(page, n);
+  await page.waitForSelector('#verdict[data-fits="false"]');
+  assert.match(await page.textContent('#verdict .verdict-head'), /Does not fit/);
+  const order = await page.$$eval('#verdict > *', (els) => els.map((e) => e.className));
+  assert.ok(order.indexOf('summary') === 1, `the summary comes right after the verdict (${order})`);
+  assert.match(await page.textContent('#verdict .headroom'), /Short by/);
+  const plan = await page.evaluate(() => window.__vramplan.plan());
+  const { est } = await referenceEstimate(plan);
+  assert.equal(est.fits, false);
+  assert.equal(await page.textContent('#verdict .summary'), est.summary);
+  const shown = await page.$$eval('#suggestions li', (lis) => lis.map((li) => [li.dataset.id, li.querySelector('.change').textContent]));
+  assert.deepEqual(shown, (est.suggestions || []).map((x) => [x.id, x.change]));
+  await shot(page, '13-does-not-fit');
+  assertClean(log);
+  await context.close();
+});
+
 test('a share link restores exactly the same setup in a fresh page', async () => {
   const { context, page, log } = await openPage();
   await page.selectOption('#preset', 'qwen2.5-1.5b');
