@@ -43,6 +43,9 @@ void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, int64_t rank,
     /* Megatron's DistributedDataParallel allocates its fp32 main_grad buffer when the model is
      * wrapped, so it is resident through the whole step (megatron/core/distributed) */
     c->grads_resident = in->sharded && par->framework == VP_FW_MEGATRON && c->ds.grads.bytes > 0;
+    /* with gradient accumulation the .grad tensors of the previous micro-batches stay allocated
+     * through the next forward and backward (zero_grad only runs after optimizer.step) */
+    if (plan->grad_accum > 1 && in->activations == VP_ACT_TRAIN && c->ds.grads.bytes > 0) c->grads_resident = 1;
 }
 
 /* Bytes of one block's saved activations per token on this device. */
@@ -266,6 +269,14 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         }
         if (c->in->ft == VP_FT_FULL && c->on_head && !c->grads_resident)
             vp_moment_add(b1, &c->owner, "grads", "Gradients", c->ds.head_grad_bytes, "output-head gradients first");
+        if (c->in->quant == VP_QUANT_NF4 || c->in->quant == VP_QUANT_FP4 || c->in->quant == VP_QUANT_INT8) {
+            /* bitsandbytes dequantizes each frozen weight for its matmul (MatMul4Bit: F.dequantize_4bit
+             * ... .to(A.dtype)) in forward and again for the input gradient in backward */
+            int64_t lin = c->in->arch.hidden * (c->in->arch.experts ? c->in->arch.expert_inter : c->in->arch.inter);
+            vp_moment_add(b1, &c->owner, "inference_temp", "Dequantized weight (transient)",
+                          lin * vp_dtype_bytes(vp_act_dtype(c->in)), "largest linear (%lld params) dequantized to %s for its matmul",
+                          (long long)lin, vp_dtype_name(vp_act_dtype(c->in)));
+        }
         vp_moment_add(b1, &c->owner, "backward_temp", gc ? "Recomputed block + gradient temporaries" : "Gradient temporaries",
                       gc || act_offload ? one_block : (int64_t)((double)T * bwd_temp),
                       "one block's backward: %lld tokens × %.0f B%s", (long long)T,

@@ -15,14 +15,6 @@
 #define N 8ULL
 
 static const vp_estimate *zero(int stage, const char *precision) {
-    return t_estimate(t_plan("{\"batch\":1,\"seq\":256}",
-                             t_hf_instance(CFG_GPT2, t_fmt("\"precision\":\"%s\"", precision)),
-                             "{\"count\":8}")
-                      /* replaced below */);
-    (void)stage;
-}
-
-static const vp_estimate *zero_run(int stage, const char *precision) {
     const char *plan = t_fmt("{\"schema\":\"%s\",\"workload\":{\"batch\":1,\"seq\":256},\"instances\":[%s],"
                              "\"hardware\":{\"count\":8},\"parallel\":{\"dp\":8,\"zero\":%d,\"framework\":\"deepspeed\"}}",
                              VP_PLAN_SCHEMA, t_hf_instance(CFG_GPT2, t_fmt("\"precision\":\"%s\"", precision)), stage);
@@ -32,23 +24,22 @@ static const vp_estimate *zero_run(int stage, const char *precision) {
 /* The resident states of rank 0 (weights, fp32 master, Adam m and v) follow the table. */
 static void stages(void **s) {
     (void)s;
-    (void)zero;
     /* stage 0: 2Ψ = 248,879,616 bf16 params; 4Ψ = 497,759,232 master; 8Ψ = 995,518,464 m, v */
-    const vp_estimate *e = zero_run(0, "bf16_master");
+    const vp_estimate *e = zero(0, "bf16_master");
     assert_u64_equal(t_component(e, 0, "weights", NULL), 2 * PSI);
     assert_u64_equal(t_component(e, 0, "master_weights", NULL), 4 * PSI);
     assert_u64_equal(t_component(e, 0, "optimizer_state", NULL), 8 * PSI);
     /* stage 1: the 12Ψ of master + states over 8 ranks: 62,219,904 + 124,439,808 */
-    e = zero_run(1, "bf16_master");
+    e = zero(1, "bf16_master");
     assert_u64_equal(t_component(e, 0, "weights", NULL), 2 * PSI);
     assert_u64_equal(t_component(e, 0, "master_weights", NULL), 4 * PSI / N);
     assert_u64_equal(t_component(e, 0, "optimizer_state", NULL), 8 * PSI / N);
     /* stage 2: grads sharded too (not resident: created in backward); params and states as stage 1 */
-    e = zero_run(2, "bf16_master");
+    e = zero(2, "bf16_master");
     assert_u64_equal(t_component(e, 0, "weights", NULL), 2 * PSI);
     assert_u64_equal(t_component(e, 0, "optimizer_state", NULL), 8 * PSI / N);
     /* stage 3: params sharded: 2Ψ/8 = 31,109,952 */
-    e = zero_run(3, "bf16_master");
+    e = zero(3, "bf16_master");
     assert_u64_equal(t_component(e, 0, "weights", NULL), 2 * PSI / N);
     assert_u64_equal(t_component(e, 0, "master_weights", NULL), 4 * PSI / N);
     assert_u64_equal(t_component(e, 0, "optimizer_state", NULL), 8 * PSI / N);
@@ -58,11 +49,11 @@ static void stages(void **s) {
  * the resident components: stage 1 = 2Ψ + 12Ψ/N (+ 2Ψ grads) = 248,879,616 + 186,659,712. */
 static void paper_totals(void **s) {
     (void)s;
-    const vp_estimate *e = zero_run(1, "bf16_master");
+    const vp_estimate *e = zero(1, "bf16_master");
     uint64_t states = t_component(e, 0, "weights", NULL) + t_component(e, 0, "master_weights", NULL) +
                       t_component(e, 0, "optimizer_state", NULL);
     assert_u64_equal(states, 2 * PSI + 12 * PSI / N);
-    e = zero_run(3, "bf16_master");
+    e = zero(3, "bf16_master");
     states = t_component(e, 0, "weights", NULL) + t_component(e, 0, "master_weights", NULL) +
              t_component(e, 0, "optimizer_state", NULL);
     assert_u64_equal(states, 14 * PSI / N);
@@ -71,10 +62,10 @@ static void paper_totals(void **s) {
 /* Sharding only ever lowers a rank's peak: stage 3 <= 2 <= 1 <= 0. */
 static void monotone(void **s) {
     (void)s;
-    uint64_t p0 = zero_run(0, "bf16_master")->devices[0].peak_alloc_bytes;
-    uint64_t p1 = zero_run(1, "bf16_master")->devices[0].peak_alloc_bytes;
-    uint64_t p2 = zero_run(2, "bf16_master")->devices[0].peak_alloc_bytes;
-    uint64_t p3 = zero_run(3, "bf16_master")->devices[0].peak_alloc_bytes;
+    uint64_t p0 = zero(0, "bf16_master")->devices[0].peak_alloc_bytes;
+    uint64_t p1 = zero(1, "bf16_master")->devices[0].peak_alloc_bytes;
+    uint64_t p2 = zero(2, "bf16_master")->devices[0].peak_alloc_bytes;
+    uint64_t p3 = zero(3, "bf16_master")->devices[0].peak_alloc_bytes;
     assert_true(p1 <= p0);
     assert_true(p2 <= p1);
     assert_true(p3 <= p2);
@@ -83,7 +74,7 @@ static void monotone(void **s) {
 /* Under autocast the fp32 params are the master copy: no separate master, states 8Ψ/N at stage 1. */
 static void amp_has_no_separate_master(void **s) {
     (void)s;
-    const vp_estimate *e = zero_run(1, "amp_bf16");
+    const vp_estimate *e = zero(1, "amp_bf16");
     assert_u64_equal(t_component(e, 0, "master_weights", NULL), 0);
     assert_u64_equal(t_component(e, 0, "weights", NULL), 4 * PSI);
     assert_u64_equal(t_component(e, 0, "optimizer_state", NULL), 8 * PSI / N);
