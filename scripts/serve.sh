@@ -4,4 +4,4 @@ set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh web
 bash web/build.sh
-exec node tests/web/serve.mjs dist/site "${PORT:-8080}"
+exec node tests/web/serve.mjs --root dist/site --port "${PORT:-8080}"

@@ -5,8 +5,8 @@
 // number on the page comes back in the estimate JSON.
 
 import * as O from './options.js';
-import { buildPlan, InputError, hfConfigName, parseJsonField, PROBE_SCHEMA } from './plan.js';
-import { encodeShare, decodeShare, sanitize, ShareError } from './share.js';
+import { buildPlan, InputError, hfConfigName, PROBE_SCHEMA } from './plan.js';
+import { encodeShare, decodeShare, ShareError } from './share.js';
 import { h, fmtBytes, renderVerdict, renderVerdictMessage, renderMiniVerdict, renderDevices, renderSuggestions, renderWarnings, renderCompare } from './view.js';
 import { CoreClient } from './core-client.js';
 
@@ -701,6 +701,3 @@ window.addEventListener('error', (e) => {
 });
 
 start();
-
-// Exposed for tests and debugging (not used by the page itself).
-export { parseJsonField, sanitize };

@@ -13,9 +13,13 @@ static void add_warning(vp_estimate *e, const char *msg) {
     if (e->n_warnings < VP_MAX_WARNINGS) vp_strlcpy(e->warnings[e->n_warnings++], msg, sizeof e->warnings[0]);
 }
 
+/* Largest first; ties by id, then instance, so every libc (glibc natively, musl in the WASM build)
+ * prints the same order: qsort is not stable, so the comparison must be total. */
 static int cmp_comp(const void *a, const void *b) {
     const vp_component *x = a, *y = b;
-    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+    if (x->bytes != y->bytes) return x->bytes < y->bytes ? 1 : -1;
+    int c = strcmp(x->id, y->id);
+    return c ? c : strcmp(x->instance, y->instance);
 }
 
 static int64_t world_size(const vp_plan *plan) { return plan->par.dp * plan->par.tp * plan->par.pp; }

@@ -217,7 +217,8 @@ static int64_t tightest(const vp_estimate *e, int *fits) {
 static int cmp_sugg(const void *a, const void *b) {
     const vp_suggestion *x = a, *y = b;
     if (x->fits != y->fits) return y->fits - x->fits;
-    return x->saves_bytes < y->saves_bytes ? 1 : x->saves_bytes > y->saves_bytes ? -1 : 0;
+    if (x->saves_bytes != y->saves_bytes) return x->saves_bytes < y->saves_bytes ? 1 : -1;
+    return strcmp(x->id, y->id); /* total order: the same on every libc */
 }
 
 void vp_suggest(const vp_plan *plan, vp_estimate *e) {
