@@ -57,7 +57,7 @@ int cli_print_estimate_table(FILE *out, const char *json) {
     }
     const cJSON *sg = cJSON_GetObjectItemCaseSensitive(e, "suggestions");
     if (cJSON_GetArraySize(sg) > 0) {
-        fprintf(out, "\nwhat to change (each alone, re-estimated):\n");
+        fprintf(out, "\nwhat to change (each re-estimated with the same model):\n");
         cJSON_ArrayForEach(it, sg) {
             char b[32], sv[32];
             cli_fmt_gib(b, sizeof b, num(it, "peak_reserved_bytes"));

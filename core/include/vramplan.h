@@ -111,7 +111,8 @@ typedef struct {
 
 /* One change to the plan and what it does to the tightest device. */
 typedef struct {
-    char id[32];             /* stable id: grad_ckpt, halve_batch, adamw_8bit, lora, qlora, ... */
+    char id[32];             /* stable id: grad_ckpt, halve_batch, adamw_8bit, lora, qlora, ..., or combined */
+    char ids[160];           /* combined: the ids applied together, comma-separated */
     char change[160];        /* what to change, in words */
     uint64_t peak_reserved_bytes; /* the tightest GPU's predicted reserved memory after the change */
     int64_t saves_bytes;     /* reduction of that GPU's reserved memory */

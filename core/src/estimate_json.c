@@ -70,6 +70,16 @@ char *vp_estimate_to_json(const vp_estimate *e, int pretty) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "id", x->id);
         cJSON_AddStringToObject(o, "change", x->change);
+        if (x->ids[0]) {
+            cJSON *ids = cJSON_AddArrayToObject(o, "ids");
+            char buf[sizeof x->ids];
+            vp_strlcpy(buf, x->ids, sizeof buf);
+            for (char *p = buf, *q; p && *p; p = q) {
+                q = strchr(p, ',');
+                if (q) *q++ = '\0';
+                cJSON_AddItemToArray(ids, cJSON_CreateString(p));
+            }
+        }
         add_u64(o, "peak_reserved_bytes", x->peak_reserved_bytes);
         cJSON_AddNumberToObject(o, "saves_bytes", (double)x->saves_bytes);
         cJSON_AddBoolToObject(o, "fits", x->fits);

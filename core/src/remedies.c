@@ -194,13 +194,23 @@ static int r_half_seq(vp_plan *p, char *c, size_t n) {
 
 static const struct {
     const char *id;
+    const char *label; /* short form for combined suggestions */
     remedy_fn fn;
 } k_remedies[] = {
-    {"grad_ckpt", r_grad_ckpt},     {"halve_batch", r_halve_batch}, {"micro_batch_1", r_micro1},
-    {"precompute_reference", r_precompute}, {"frozen_to_cpu", r_frozen_cpu}, {"frozen_to_gpu1", r_frozen_other_gpu},
-    {"adamw_8bit", r_adam8},        {"adamw_fused", r_fused},       {"lora", r_lora},
-    {"qlora", r_qlora},             {"pure_bf16", r_pure_bf16},     {"shard_fsdp", r_zero3},
-    {"offload_optimizer", r_offload_opt}, {"halve_seq", r_half_seq},
+    {"grad_ckpt", "checkpointing", r_grad_ckpt},
+    {"halve_batch", "half the micro-batch", r_halve_batch},
+    {"micro_batch_1", "micro-batch 1", r_micro1},
+    {"precompute_reference", "precomputed reference log-probs", r_precompute},
+    {"frozen_to_cpu", "frozen models streamed from CPU", r_frozen_cpu},
+    {"frozen_to_gpu1", "frozen models on GPU 1", r_frozen_other_gpu},
+    {"adamw_8bit", "8-bit AdamW", r_adam8},
+    {"adamw_fused", "fused AdamW", r_fused},
+    {"lora", "LoRA r=16", r_lora},
+    {"qlora", "QLoRA", r_qlora},
+    {"pure_bf16", "pure bf16", r_pure_bf16},
+    {"shard_fsdp", "FSDP full shard", r_zero3},
+    {"offload_optimizer", "optimizer offload", r_offload_opt},
+    {"halve_seq", "half the sequence", r_half_seq},
 };
 
 static int64_t tightest(const vp_estimate *e, int *fits) {
@@ -244,6 +254,63 @@ void vp_suggest(const vp_plan *plan, vp_estimate *e) {
         s->peak_reserved_bytes = (uint64_t)peak;
         s->saves_bytes = peak0 - peak;
         s->fits = fits;
+    }
+    /* When no single change is enough, combine them greedily: apply the change that lowers the
+     * tightest GPU the most, re-estimate, repeat (at most 4 changes) until the plan fits. */
+    int any_fits = 0;
+    for (int i = 0; i < n; i++) any_fits |= all[i].fits;
+    if (!any_fits && n >= 2) {
+        vp_plan *cur = malloc(sizeof *cur);
+        vp_plan *best_plan = malloc(sizeof *best_plan);
+        if (cur && best_plan) {
+            *cur = *plan;
+            char ids[160] = "", text[160] = "Together: ";
+            int64_t cur_peak = peak0, used = 0;
+            int fits = 0;
+            unsigned done = 0;
+            for (int step = 0; step < 4 && !fits; step++) {
+                int best_k = -1;
+                int64_t best_peak = cur_peak - cur_peak / 100;
+                int best_fits = 0;
+                for (size_t k = 0; k < sizeof k_remedies / sizeof k_remedies[0]; k++) {
+                    if (done & (1u << k)) continue;
+                    *copy = *cur;
+                    char change[160];
+                    if (!k_remedies[k].fn(copy, change, sizeof change)) continue;
+                    vp_error err;
+                    if (vp_estimate_core(copy, alt, &err) != VP_OK) continue;
+                    int f;
+                    int64_t pk = tightest(alt, &f);
+                    if (pk < best_peak) {
+                        best_peak = pk;
+                        best_k = (int)k;
+                        best_fits = f;
+                        *best_plan = *copy;
+                    }
+                }
+                if (best_k < 0) break;
+                done |= 1u << best_k;
+                *cur = *best_plan;
+                cur_peak = best_peak;
+                fits = best_fits;
+                size_t li = strlen(ids), lt = strlen(text);
+                snprintf(ids + li, sizeof ids - li, "%s%s", used ? "," : "", k_remedies[best_k].id);
+                snprintf(text + lt, sizeof text - lt, "%s%s", used ? " + " : "", k_remedies[best_k].label);
+                if (lt + 1 >= sizeof text) text[sizeof text - 1] = '\0';
+                used++;
+            }
+            if (used >= 2 && n < (int)(sizeof k_remedies / sizeof k_remedies[0])) {
+                vp_suggestion *s = &all[n++];
+                vp_strlcpy(s->id, "combined", sizeof s->id);
+                vp_strlcpy(s->ids, ids, sizeof s->ids);
+                vp_strlcpy(s->change, text, sizeof s->change);
+                s->peak_reserved_bytes = (uint64_t)cur_peak;
+                s->saves_bytes = peak0 - cur_peak;
+                s->fits = fits;
+            }
+        }
+        free(cur);
+        free(best_plan);
     }
     qsort(all, (size_t)n, sizeof *all, cmp_sugg);
     e->n_suggestions = n < VP_MAX_SUGGESTIONS ? n : VP_MAX_SUGGESTIONS;
