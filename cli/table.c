@@ -34,12 +34,20 @@ int cli_print_estimate_table(FILE *out, const char *json) {
         cli_fmt_gib(s, sizeof s, num(it, "nvidia_smi_bytes"));
         cli_fmt_gib(u, sizeof u, num(it, "usable_bytes"));
         cli_fmt_gib(h, sizeof h, num(it, "headroom_bytes"));
-        fprintf(out, "\nGPU %.0f: %s — %s (peak in %s)\n", num(it, "index"), str(it, "name"),
-                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "fits")) ? "FITS" : "DOES NOT FIT", str(it, "peak_phase"));
-        fprintf(out, "  PyTorch allocated (max_memory_allocated) %12s\n", a);
-        fprintf(out, "  PyTorch reserved                         %12s\n", r);
-        fprintf(out, "  nvidia-smi will show                     %12s\n", s);
-        fprintf(out, "  usable on this GPU                       %12s   headroom %s\n", u, h);
+        int cpu = !strcmp(str(it, "kind"), "cpu");
+        const char *verdict = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "fits")) ? "FITS" : "DOES NOT FIT";
+        if (cpu) {
+            int known = num(it, "capacity_bytes") > 0;
+            fprintf(out, "\n%s — %s\n", str(it, "name"), known ? verdict : "capacity not given (hardware.cpu_ram_bytes)");
+            fprintf(out, "  RAM needed                               %12s\n", a);
+            if (known) fprintf(out, "  RAM available                            %12s   headroom %s\n", u, h);
+        } else {
+            fprintf(out, "\nGPU %.0f: %s — %s (peak in %s)\n", num(it, "index"), str(it, "name"), verdict, str(it, "peak_phase"));
+            fprintf(out, "  PyTorch allocated (max_memory_allocated) %12s\n", a);
+            fprintf(out, "  PyTorch reserved                         %12s\n", r);
+            fprintf(out, "  nvidia-smi will show                     %12s\n", s);
+            fprintf(out, "  usable on this GPU                       %12s   headroom %s\n", u, h);
+        }
         fprintf(out, "\n  %-28s %-12s %12s  %s\n", "component", "instance", "bytes", "how");
         const cJSON *c;
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(it, "components")) {
@@ -47,6 +55,7 @@ int cli_print_estimate_table(FILE *out, const char *json) {
             cli_fmt_gib(b, sizeof b, num(c, "bytes"));
             fprintf(out, "  %-28.28s %-12.12s %12s  %s\n", str(c, "label"), str(c, "instance"), b, str(c, "explain"));
         }
+        if (cpu) continue;
         fprintf(out, "\n  phases:");
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(it, "phases")) {
             char b[32];

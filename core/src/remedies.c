@@ -216,7 +216,7 @@ static const struct {
 static int64_t tightest(const vp_estimate *e, int *fits) {
     int64_t worst = INT64_MAX, peak = 0;
     for (int i = 0; i < e->n_devices; i++)
-        if (e->devices[i].index >= 0 && e->devices[i].headroom_bytes < worst) {
+        if ((e->devices[i].index >= 0 || e->devices[i].capacity_bytes) && e->devices[i].headroom_bytes < worst) {
             worst = e->devices[i].headroom_bytes;
             peak = (int64_t)e->devices[i].peak_reserved_bytes;
         }

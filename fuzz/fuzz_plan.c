@@ -1,0 +1,98 @@
+/* fuzz_plan.c: libFuzzer target for the plan entry point, vp_estimate_json, with the builtin presets.
+ *
+ * Beyond "no crash, no sanitizer report", every input must give either
+ *   - an error: a nonzero status with a NUL-terminated path and a non-empty message, and no output; or
+ *   - an estimate whose numbers keep the promises of docs/schema/estimate.md: components sum to the
+ *     peak, reserved >= allocated, fits <=> headroom >= 0, the plan fits iff every GPU fits, and the
+ *     struct API and the JSON API print the same bytes.
+ * A broken promise aborts, which libFuzzer reports as a crash with the input saved. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vramplan.h"
+
+#define CHECK(cond)                                                                          \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "fuzz_plan: invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+            abort();                                                                         \
+        }                                                                                    \
+    } while (0)
+
+static vp_registry *g_reg;
+
+static void check_error(const vp_error *err) {
+    CHECK(err->code != VP_OK);
+    CHECK(memchr(err->path, '\0', sizeof err->path) != NULL);
+    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
+    CHECK(err->message[0] != '\0');
+    CHECK(strcmp(vp_status_name(err->code), "unknown") != 0);
+}
+
+static void check_estimate(const vp_estimate *e) {
+    CHECK(e->n_instances >= 1 && e->n_instances <= VP_MAX_INSTANCES);
+    CHECK(e->n_devices >= 0 && e->n_devices <= VP_MAX_DEVICES);
+    CHECK(e->n_warnings >= 0 && e->n_warnings <= VP_MAX_WARNINGS);
+    CHECK(memchr(e->summary, '\0', sizeof e->summary) != NULL);
+    int all_fit = 1;
+    for (int i = 0; i < e->n_devices; i++) {
+        const vp_device *d = &e->devices[i];
+        CHECK(d->n_components >= 0 && d->n_components <= VP_MAX_COMPONENTS);
+        CHECK(d->n_phases >= 0 && d->n_phases <= VP_MAX_PHASES);
+        if (strcmp(d->kind, "gpu") != 0) continue;
+        uint64_t sum = 0;
+        for (int k = 0; k < d->n_components; k++) {
+            CHECK(memchr(d->components[k].id, '\0', sizeof d->components[k].id) != NULL);
+            CHECK(memchr(d->components[k].explain, '\0', sizeof d->components[k].explain) != NULL);
+            sum += d->components[k].bytes;
+        }
+        /* below 2^62 nothing saturates, and the breakdown must add up exactly */
+        if (d->peak_alloc_bytes < (1ULL << 62)) CHECK(sum == d->peak_alloc_bytes);
+        CHECK(d->peak_reserved_bytes >= d->peak_alloc_bytes);
+        CHECK(d->usable_bytes <= d->capacity_bytes);
+        CHECK(d->fits == (d->headroom_bytes >= 0));
+        for (int k = 0; k < d->n_phases; k++) CHECK(d->phases[k].alloc_bytes <= d->peak_alloc_bytes);
+        all_fit &= d->fits;
+    }
+    CHECK(!e->fits || all_fit);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    vp_error err;
+    if (!g_reg) {
+        g_reg = vp_registry_builtin(&err);
+        if (!g_reg) abort();
+    }
+    char *text = malloc(size + 1);
+    if (!text) return 0;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    int pretty = size > 0 && (data[0] & 1);
+
+    vp_plan *plan = vp_plan_from_json(text, g_reg, &err);
+    if (!plan) {
+        check_error(&err);
+        vp_error err2;
+        char *out = vp_estimate_json(text, g_reg, pretty, &err2);
+        CHECK(out == NULL);
+        CHECK(err2.code == err.code && strcmp(err2.path, err.path) == 0);
+        free(text);
+        return 0;
+    }
+    vp_estimate *e = malloc(sizeof *e);
+    if (e && vp_estimate_plan(plan, e, &err) == VP_OK) {
+        check_estimate(e);
+        char *a = vp_estimate_to_json(e, pretty);
+        char *b = vp_estimate_json(text, g_reg, pretty, &err);
+        CHECK(a != NULL && b != NULL);
+        CHECK(strcmp(a, b) == 0);
+        vp_free(a);
+        vp_free(b);
+    }
+    free(e);
+    vp_plan_free(plan);
+    free(text);
+    return 0;
+}
