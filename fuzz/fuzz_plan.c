@@ -82,7 +82,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     vp_estimate *e = malloc(sizeof *e);
-    if (e && vp_estimate_plan(plan, e, &err) == VP_OK) {
+    if (e) {
+        /* a plan that parsed always gets an estimate */
+        CHECK(vp_estimate_plan(plan, e, &err) == VP_OK);
         check_estimate(e);
         char *a = vp_estimate_to_json(e, pretty);
         char *b = vp_estimate_json(text, g_reg, pretty, &err);

@@ -26,12 +26,41 @@ mkdir -p "$SITE"
 cp "$ROOT"/web/*.html "$ROOT"/web/*.css "$ROOT"/web/*.js "$SITE"/
 cp "$WASM_DIR/vramplan.mjs" "$WASM_DIR/vramplan.wasm" "$SITE"/
 
+# The example plans (examples/*.json, the same files the CLI reads) and their index for the
+# page's "Load example" menu: [{"file", "name"}], in file-name order.
+mkdir -p "$SITE/examples"
+shopt -s nullglob
+EXAMPLES=("$ROOT"/examples/*.json)
+shopt -u nullglob
+if [ "${#EXAMPLES[@]}" -gt 0 ]; then
+  cp "${EXAMPLES[@]}" "$SITE/examples/"
+fi
+command -v node >/dev/null || { echo "web/build.sh: node not found (it writes examples/index.json)" >&2; exit 1; }
+node - "$SITE/examples" <<'JS'
+const fs = require('fs');
+const path = require('path');
+const dir = process.argv[2];
+const out = [];
+for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'index.json').sort()) {
+  let plan;
+  try {
+    plan = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+  } catch (e) {
+    console.error(`web/build.sh: examples/${file} is not valid JSON: ${e.message}`);
+    process.exit(1);
+  }
+  if (plan.schema !== 'vramplan/plan@1') continue; // not a plan: not offered
+  out.push({ file, name: typeof plan.name === 'string' ? plan.name : file });
+}
+fs.writeFileSync(path.join(dir, 'index.json'), JSON.stringify(out, null, 1) + '\n');
+JS
+
 # Size report and budget (gzip -9 of each file, as a static host would serve it).
 total=0
 while IFS= read -r -d '' f; do
   gz=$(gzip -9 -c "$f" | wc -c)
   total=$((total + gz))
-  printf '  %-22s %8d B  %7d B gzip\n' "${f#"$SITE"/}" "$(wc -c <"$f")" "$gz"
+  printf '  %-36s %8d B  %7d B gzip\n' "${f#"$SITE"/}" "$(wc -c <"$f")" "$gz"
 done < <(find "$SITE" -type f -print0 | sort -z)
 printf 'web/build.sh: dist/site is %d B gzip (budget %d B)\n' "$total" "$BUDGET"
 if [ "$total" -gt "$BUDGET" ]; then

@@ -13,8 +13,10 @@ export const MODES = [
 export const PRECISIONS = [
   { value: 'amp_bf16', label: 'bf16 mixed (fp32 master)', modes: ['train'] },
   { value: 'bf16', label: 'bf16', modes: ['train', 'infer'] },
+  { value: 'bf16_master', label: 'bf16 + fp32 master in the optimizer (DeepSpeed, Megatron)', modes: ['train'] },
   { value: 'fp16', label: 'fp16', modes: ['train', 'infer'] },
   { value: 'amp_fp16', label: 'fp16 mixed (fp32 master)', modes: ['train'] },
+  { value: 'fp8', label: 'fp8 (Transformer Engine)', modes: ['train'] },
   { value: 'fp32', label: 'fp32', modes: ['train', 'infer'] },
 ];
 
@@ -23,6 +25,9 @@ export const OPTIMIZERS = [
   { value: 'adamw/foreach', label: 'AdamW (foreach, PyTorch default)' },
   { value: 'adamw/fused', label: 'AdamW (fused)' },
   { value: 'adamw/forloop', label: 'AdamW (for-loop)' },
+  { value: 'adam/foreach', label: 'Adam (foreach)' },
+  { value: 'adam/fused', label: 'Adam (fused)' },
+  { value: 'adam/forloop', label: 'Adam (for-loop)' },
   { value: 'sgd', label: 'SGD' },
   { value: 'sgd_momentum', label: 'SGD with momentum' },
   { value: 'adafactor', label: 'Adafactor' },
@@ -36,7 +41,89 @@ export const FINETUNE = [
   { value: 'full', label: 'Full' },
   { value: 'lora', label: 'LoRA' },
   { value: 'qlora', label: 'QLoRA (4-bit base)' },
+  { value: 'adapter', label: 'Adapters' },
+  { value: 'frozen', label: 'Frozen' },
 ];
+
+// Frozen base weights of a LoRA / adapter / frozen instance (plan "quant").
+export const BASE_QUANT = [
+  { value: 'none', label: 'Not quantized' },
+  { value: 'int8', label: 'int8 (bitsandbytes)' },
+  { value: 'nf4', label: 'NF4 (4-bit)' },
+  { value: 'fp4', label: 'FP4 (4-bit)' },
+];
+
+// Model instances (plan "instances[].role"). The label says what it is for.
+export const ROLES = [
+  { value: 'trained', label: 'Trained (policy, student)' },
+  { value: 'reference', label: 'Reference (frozen copy, DPO / PPO)' },
+  { value: 'teacher', label: 'Teacher (distillation)' },
+  { value: 'ema', label: 'EMA copy' },
+  { value: 'reward', label: 'Reward model' },
+  { value: 'critic', label: 'Critic / value model (PPO)' },
+  { value: 'editor', label: 'Editor network (MEND)' },
+  { value: 'functional_copy', label: 'Functional copy (graph kept)' },
+  { value: 'custom', label: 'Custom' },
+];
+
+// Roles the core trains (docs/schema/plan.md: finetune defaults to full for these, frozen otherwise).
+export const TRAINING_ROLES = ['trained', 'critic', 'editor', 'custom'];
+
+// What the page fills in when a role is picked (the person can change each one).
+const TRAINS = { finetune: 'full', activations: 'train', precision: 'amp_bf16', logprobs_fp32: false };
+export const ROLE_DEFAULTS = {
+  trained: TRAINS,
+  critic: TRAINS,
+  editor: TRAINS,
+  custom: TRAINS,
+  reference: { finetune: 'frozen', activations: 'no_grad', precision: 'bf16', logprobs_fp32: true },
+  teacher: { finetune: 'frozen', activations: 'no_grad', precision: 'bf16', logprobs_fp32: true },
+  reward: { finetune: 'frozen', activations: 'no_grad', precision: 'bf16', logprobs_fp32: false },
+  ema: { finetune: 'frozen', activations: 'none', precision: 'fp32', logprobs_fp32: false },
+  functional_copy: { finetune: 'frozen', activations: 'keep_graph', precision: 'bf16', logprobs_fp32: false },
+};
+
+export const ACTIVATIONS = [
+  { value: 'train', label: 'Training (saved for backward)' },
+  { value: 'no_grad', label: 'Forward only (no_grad)' },
+  { value: 'keep_graph', label: 'Graph kept across passes' },
+  { value: 'none', label: 'None (weights only, e.g. EMA)' },
+];
+
+export const PLACEMENTS = [
+  { value: 'sharded', label: 'Sharded over the job (default)' },
+  { value: 'gpu', label: 'One GPU, whole' },
+  { value: 'cpu', label: 'CPU RAM' },
+  { value: 'stream', label: 'CPU RAM, streamed through a GPU' },
+];
+
+export const FRAMEWORKS = [
+  { value: 'torch', label: 'PyTorch (DDP)' },
+  { value: 'deepspeed', label: 'DeepSpeed' },
+  { value: 'fsdp', label: 'PyTorch FSDP' },
+  { value: 'megatron', label: 'Megatron-LM' },
+];
+
+// stage 1 shards the optimizer state, 2 also the gradients, 3 also the parameters
+export const ZERO_STAGES = [
+  { value: '0', label: 'off' },
+  { value: '1', label: '1' },
+  { value: '2', label: '2' },
+  { value: '3', label: '3' },
+];
+
+export const FSDP_STRATEGIES = [
+  { value: 'full_shard', label: 'full_shard' },
+  { value: 'shard_grad_op', label: 'shard_grad_op' },
+  { value: 'hybrid_shard', label: 'hybrid_shard' },
+  { value: 'no_shard', label: 'no_shard' },
+];
+
+// Model families whose architecture is not a plain decoder (the core's arch kinds; the core's
+// "lora" suggestion applies only to decoders).
+export const NON_DECODER_TYPES = ['gpt2', 't5', 'vit', 'cogvideox'];
+
+export const MAX_INSTANCES = 8;
 
 export const QUANT_4BIT = [
   { value: 'nf4', label: 'NF4' },
@@ -63,8 +150,9 @@ export const CUSTOM_FIELDS = [
   { key: 'hidden_size', label: 'Hidden size', min: 1 },
   { key: 'num_layers', label: 'Layers', min: 1 },
   { key: 'num_heads', label: 'Attention heads', min: 1 },
-  { key: 'num_kv_heads', label: 'KV heads', min: 1 },
-  { key: 'head_dim', label: 'Head dim', min: 1 },
+  // optional: left empty, they are left out of the plan and the core uses its default
+  { key: 'num_kv_heads', label: 'KV heads', min: 1, optional: 'as heads' },
+  { key: 'head_dim', label: 'Head dim', min: 1, optional: 'hidden / heads' },
   { key: 'intermediate_size', label: 'MLP size', min: 1 },
   { key: 'vocab_size', label: 'Vocabulary', min: 1 },
 ];
@@ -81,18 +169,28 @@ export const CUSTOM_NORM = [
   { value: 'layernorm', label: 'LayerNorm' },
 ];
 
+// KV-cache dtype (workload.kv_dtype; the core's default is bf16).
+export const KV_DTYPES = [
+  { value: 'bf16', label: 'bf16' },
+  { value: 'fp16', label: 'fp16' },
+  { value: 'fp8', label: 'fp8' },
+  { value: 'int8', label: 'int8' },
+  { value: 'fp32', label: 'fp32' },
+];
+
 function deepFreeze(o) {
   for (const v of Object.values(o)) if (v && typeof v === 'object') deepFreeze(v);
   return Object.freeze(o);
 }
 
-// The page's whole setup. share.js stores exactly this shape (versioned), so a field added
-// here must get a default here; old links then read it as the default.
-export const DEFAULT_STATE = deepFreeze({
+// ---- v1 (one model) ------------------------------------------------------------------------
+// The setup of #v1. share links, frozen: tests/web/fixtures/default-state-v1.json pins it.
+// share.js reads a v1 link against these defaults and turns it into a v2 setup (setup.js).
+export const DEFAULT_STATE_V1 = deepFreeze({
   model: {
-    source: 'preset',          // preset | hf | custom
-    preset: '',                // filled with the first preset once presets load
-    hf: '',                    // the pasted config.json text
+    source: 'preset',
+    preset: '',
+    hf: '',
     custom: {
       hidden_size: 2048, num_layers: 16, num_heads: 32, num_kv_heads: 8, head_dim: 64,
       intermediate_size: 8192, vocab_size: 128256, mlp: 'swiglu', norm: 'rmsnorm',
@@ -106,7 +204,8 @@ export const DEFAULT_STATE = deepFreeze({
     optimizer: 'adamw/foreach',
     finetune: 'full',
     lora: {
-      r: 16, alpha: 32, dropout: 0.05, targets: LORA_TARGETS.default.slice(),
+      r: 16, alpha: 32, dropout: 0.05,
+      targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
       quant: 'nf4', double_quant: true,
     },
     grad_ckpt: false,
@@ -120,37 +219,136 @@ export const DEFAULT_STATE = deepFreeze({
     image_size: 224,
   },
   hardware: {
-    source: 'preset',          // preset | probe
-    gpu: '',                   // filled with a default GPU once presets load
+    source: 'preset',
+    gpu: '',
     count: 1,
-    probe: '',                 // the probe JSON text
+    probe: '',
     device: 0,
   },
 });
 
-// KV-cache dtype (workload.kv_dtype; the core's default is bf16).
-export const KV_DTYPES = [
-  { value: 'bf16', label: 'bf16' },
-  { value: 'fp16', label: 'fp16' },
-  { value: 'fp8', label: 'fp8' },
-  { value: 'int8', label: 'int8' },
-  { value: 'fp32', label: 'fp32' },
-];
-
-// The allowed values of each enumerated setup field (share links are checked against them).
-export const CHOICES = {
+// The allowed values of v1's enumerated fields, as they were (frozen with the v1 format).
+export const CHOICES_V1 = deepFreeze({
   'model.source': ['preset', 'hf', 'custom'],
-  'model.custom.mlp': CUSTOM_MLP.map((o) => o.value),
-  'model.custom.norm': CUSTOM_NORM.map((o) => o.value),
+  'model.custom.mlp': ['swiglu', 'geglu', 'gelu', 'relu'],
+  'model.custom.norm': ['rmsnorm', 'layernorm'],
+  'workload.mode': ['train', 'infer'],
+  'workload.precision': ['amp_bf16', 'bf16', 'fp16', 'amp_fp16', 'fp32'],
+  'workload.infer_precision': ['bf16', 'fp16', 'fp32'],
+  'workload.optimizer': ['adamw/foreach', 'adamw/fused', 'adamw/forloop', 'sgd', 'sgd_momentum', 'adafactor',
+    'lion', 'adamw_8bit', 'paged_adamw', 'paged_adamw_8bit'],
+  'workload.finetune': ['full', 'lora', 'qlora'],
+  'workload.lora.quant': ['nf4', 'fp4'],
+  'workload.attn': ['sdpa', 'flash', 'eager'],
+  'workload.kv_dtype': ['bf16', 'fp16', 'fp8', 'int8', 'fp32'],
+  'hardware.source': ['preset', 'probe'],
+});
+
+// ---- v2 (model instances + parallel layout) ------------------------------------------------
+// One model instance of the setup (plan "instances[]"). Defaults: the trained model of a
+// plain fine-tune, as HF Trainer + PEFT do it (AdamW foreach, bf16 mixed, SDPA, LoRA r=16).
+export const DEFAULT_INSTANCE = deepFreeze({
+  name: '',                  // '' = automatic: the model's id for the first, the role for others
+  role: 'trained',
+  shares: -1,                // index of the instance whose weights this one runs through; -1 = own model
+  model: {
+    source: 'preset',        // preset | hf | custom
+    preset: '',              // filled with the first preset once presets load
+    hf: '',                  // the pasted config.json text
+    custom: {
+      name: '',
+      hidden_size: 2048, num_layers: 16, num_heads: 32, num_kv_heads: 8, head_dim: 64,
+      intermediate_size: 8192, vocab_size: 128256, mlp: 'swiglu', norm: 'rmsnorm',
+      tie_embeddings: true, attn_bias: false, mlp_bias: false,
+    },
+  },
+  precision: 'amp_bf16',     // training
+  infer_precision: 'bf16',   // inference
+  quant: 'none',             // frozen base weights of lora / adapter / frozen (qlora uses lora.quant)
+  optimizer: 'adamw/foreach',
+  finetune: 'full',
+  lora: {
+    r: 16, alpha: 32, dropout: 0.05, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+    quant: 'nf4',            // QLoRA's 4-bit type
+    double_quant: true,      // nf4/fp4 double quantization (QLoRA, or a 4-bit base quant)
+  },
+  adapter_dim: 64,
+  grad_ckpt: false,
+  gc_every: 1,               // checkpoint every k-th block when grad_ckpt is on (a plan may say 2, 4, ...)
+  attn: 'sdpa',
+  activations: 'train',      // train | no_grad | keep_graph | none (training mode; inference is forward only)
+  passes: 1,                 // keep_graph
+  logprobs_fp32: false,
+  placement: 'sharded',      // sharded | gpu | cpu | stream
+  device: 0,                 // gpu: that GPU; stream: the GPU the blocks stream through
+  pinned: true,              // cpu / stream: pinned CPU memory
+});
+
+// The page's whole setup. share.js stores exactly this shape (versioned, #v2.), so a field
+// added here must get a default here; older links then read it as the default.
+// Empty strings in number fields mean "leave it out of the plan" (the core's default).
+export const DEFAULT_STATE = deepFreeze({
+  name: '',                  // the plan's name and note, when it came from a file or an example
+  note: '',
+  workload: {
+    mode: 'train',
+    batch: 4,
+    seq: 1024,
+    grad_accum: 1,
+    prompt: 1024,
+    new_tokens: 256,
+    kv_dtype: 'bf16',
+    image_size: 224,
+  },
+  instances: [DEFAULT_INSTANCE],
+  hardware: {
+    source: 'preset',          // preset | probe
+    gpu: '',                   // filled with a default GPU once presets load
+    count: 1,                  // GPUs per node (a probe file gives its own)
+    nodes: 1,
+    cpu_ram_gib: '',           // CPU RAM per node in GiB ('' = not given)
+    probe: '',                 // the probe JSON text
+    device: 0,
+  },
+  parallel: {
+    framework: 'torch',
+    dp: 1, tp: 1, pp: 1, ep: 1,
+    vpp: '', microbatches: '',
+    sp: false,
+    zero: 0,
+    fsdp: 'full_shard',
+    offload_optimizer: false,
+    offload_params: false,
+    activation_offload: false,
+    distributed_optimizer: false,
+    selective_recompute: false,
+    gradient_as_bucket_view: false,
+    reduce_bucket_size: '',
+    allgather_bucket_size: '',
+  },
+});
+
+// The allowed values of each enumerated setup field (share links and plan files are checked
+// against them). Instance fields are under "instance.".
+export const CHOICES = {
   'workload.mode': MODES.map((o) => o.value),
-  'workload.precision': PRECISIONS.filter((o) => o.modes.includes('train')).map((o) => o.value),
-  'workload.infer_precision': PRECISIONS.filter((o) => o.modes.includes('infer')).map((o) => o.value),
-  'workload.optimizer': OPTIMIZERS.map((o) => o.value),
-  'workload.finetune': FINETUNE.map((o) => o.value),
-  'workload.lora.quant': QUANT_4BIT.map((o) => o.value),
-  'workload.attn': ATTN.map((o) => o.value),
   'workload.kv_dtype': KV_DTYPES.map((o) => o.value),
   'hardware.source': ['preset', 'probe'],
+  'parallel.framework': FRAMEWORKS.map((o) => o.value),
+  'parallel.fsdp': FSDP_STRATEGIES.map((o) => o.value),
+  'instance.role': ROLES.map((o) => o.value),
+  'instance.model.source': ['preset', 'hf', 'custom'],
+  'instance.model.custom.mlp': CUSTOM_MLP.map((o) => o.value),
+  'instance.model.custom.norm': CUSTOM_NORM.map((o) => o.value),
+  'instance.precision': PRECISIONS.filter((o) => o.modes.includes('train')).map((o) => o.value),
+  'instance.infer_precision': PRECISIONS.filter((o) => o.modes.includes('infer')).map((o) => o.value),
+  'instance.quant': BASE_QUANT.map((o) => o.value),
+  'instance.optimizer': OPTIMIZERS.map((o) => o.value),
+  'instance.finetune': FINETUNE.map((o) => o.value),
+  'instance.lora.quant': QUANT_4BIT.map((o) => o.value),
+  'instance.attn': ATTN.map((o) => o.value),
+  'instance.activations': ACTIVATIONS.map((o) => o.value),
+  'instance.placement': PLACEMENTS.map((o) => o.value),
 };
 
 export const PREFERRED_DEFAULTS = {
@@ -168,33 +366,69 @@ export const PHASE_LABELS = {
   decode: 'Decode',
 };
 
-// Where a core error path points in the form: the first matching prefix wins.
-// Values are element ids in index.html.
+// Where a core error path points in the form: the first matching prefix wins. Values are
+// element ids in index.html (a message goes to "<id>-msg").
 export const ERROR_FIELDS = [
-  ['instances[0].model.hf_config', 'hf-config'],
-  ['instances[0].model.custom.', 'custom-'],      // + the field name
-  ['instances[0].model.preset', 'preset-search'],
-  ['instances[0].model', 'model-fieldset'],
-  ['instances[0].finetune.lora.r', 'lora-r'],
-  ['instances[0].finetune.lora.alpha', 'lora-alpha'],
-  ['instances[0].finetune.lora.dropout', 'lora-dropout'],
-  ['instances[0].finetune.lora.targets', 'lora-targets'],
-  ['instances[0].finetune', 'finetune'],
-  ['instances[0].precision', 'precision'],
-  ['instances[0].quant', 'finetune'],
-  ['instances[0].optimizer', 'optimizer'],
-  ['instances[0].grad_ckpt', 'grad-ckpt'],
-  ['instances[0].attn', 'attn'],
-  ['instances[0].kv_dtype', 'kv-dtype'],
   ['workload.batch', 'batch'],
-  ['workload.seq', 'seq'],
+  ['workload.seq', 'seq'],            // app.js: "prompt" in inference mode
   ['workload.grad_accum', 'grad-accum'],
   ['workload.new_tokens', 'new-tokens'],
   ['workload.image_size', 'image-size'],
   ['workload.kv_dtype', 'kv-dtype'],
+  ['workload', 'workload-fieldset'],
   ['hardware.probe', 'probe-text'],
   ['hardware.device', 'probe-device'],
   ['hardware.gpu', 'gpu'],
   ['hardware.count', 'gpu-count'],
+  ['hardware.nodes', 'gpu-nodes'],
+  ['hardware.cpu_ram_bytes', 'cpu-ram'],
   ['hardware', 'hardware-fieldset'],
+  ['parallel.dp', 'par-dp'],
+  ['parallel.tp', 'par-tp'],
+  ['parallel.pp', 'par-pp'],
+  ['parallel.vpp', 'par-vpp'],
+  ['parallel.ep', 'par-ep'],
+  ['parallel.sp', 'par-sp'],
+  ['parallel.microbatches', 'par-microbatches'],
+  ['parallel.zero', 'par-zero'],
+  ['parallel.framework', 'par-framework'],
+  ['parallel.fsdp', 'par-fsdp'],
+  ['parallel.offload_optimizer', 'par-offload-optimizer'],
+  ['parallel.offload_params', 'par-offload-params'],
+  ['parallel.activation_offload', 'par-activation-offload'],
+  ['parallel.distributed_optimizer', 'par-distributed-optimizer'],
+  ['parallel.selective_recompute', 'par-selective-recompute'],
+  ['parallel.gradient_as_bucket_view', 'par-bucket-view'],
+  ['parallel.reduce_bucket_size', 'par-reduce-bucket'],
+  ['parallel.allgather_bucket_size', 'par-allgather-bucket'],
+  ['parallel', 'parallel-fieldset'],
+];
+
+// The same for "instances[i].<rest>": <rest> → element id (the form shows instance i then).
+export const INSTANCE_ERROR_FIELDS = [
+  ['model.hf_config', 'hf-config'],
+  ['model.custom.', 'custom-'],      // + the field name
+  ['model.preset', 'preset-search'],
+  ['model', 'model-fieldset'],
+  ['finetune.lora.r', 'lora-r'],
+  ['finetune.lora.alpha', 'lora-alpha'],
+  ['finetune.lora.dropout', 'lora-dropout'],
+  ['finetune.lora.targets', 'lora-targets'],
+  ['finetune.adapter', 'adapter-dim'],
+  ['finetune', 'finetune'],
+  ['precision', 'precision'],          // app.js: "infer-precision" in inference mode
+  ['quant', 'base-quant'],
+  ['double_quant', 'double-quant'],
+  ['optimizer', 'optimizer'],
+  ['grad_ckpt', 'grad-ckpt'],
+  ['attn', 'attn'],
+  ['activations', 'activations'],
+  ['passes', 'passes'],
+  ['logprobs_fp32', 'logprobs'],
+  ['placement.stream_to', 'placement-device'],
+  ['placement.device', 'placement-device'],
+  ['placement', 'placement'],
+  ['shares_weights_with', 'shares'],
+  ['name', 'instance-name'],
+  ['role', 'role'],
 ];

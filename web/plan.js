@@ -2,55 +2,29 @@
 //
 // A pure mapping of fields; it computes no memory. Text the user pasted (a config.json,
 // a probe file) is parsed here so a JSON syntax error can be shown next to its field;
-// everything else (ranges, unknown model types, a probe from something else) is the
-// core's job, and its error "path" says which field to blame.
+// everything else (ranges, unknown model types, a probe from something else, a layout that
+// does not divide the model) is the core's job, and its error "path" says which field to blame.
+//
+// Fields equal to what the core assumes anyway are left out (the role "trained", the
+// role's activations, a sharded placement, an empty "parallel"), so a simple setup stays a
+// short plan; docs/schema/plan.md lists those defaults.
 
-export const PLAN_SCHEMA = 'vramplan/plan@1';
+import {
+  PLAN_SCHEMA, InputError, hfConfigName, shortName, isObject, instanceNames, sharesTarget,
+  modelTypeOfModel, ownModelIndex, trains, coreActivations,
+} from './setup.js';
+
+export { PLAN_SCHEMA, InputError, hfConfigName, shortName };
 export const PROBE_SCHEMA = 'vramplan/gpu-probe@1';
 
-/** Thrown for input the page itself cannot turn into a plan (bad JSON text). */
-export class InputError extends Error {
-  constructor(field, message) {
-    super(message);
-    this.field = field; // element id in index.html
-  }
-}
-
 /** JSON.parse that names the field and says where the syntax broke. */
-export function parseJsonField(text, field, what) {
-  if (!text || !text.trim()) throw new InputError(field, `Paste or upload ${what}.`);
+export function parseJsonField(text, field, what, instance = null) {
+  if (!text || !text.trim()) throw new InputError(field, `Paste or upload ${what}.`, instance);
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new InputError(field, `${what} is not valid JSON: ${e.message}`);
+    throw new InputError(field, `${what} is not valid JSON: ${e.message}`, instance);
   }
-}
-
-function isObject(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/** A display name for a pasted config (never trusted: the view renders it as text). */
-export function hfConfigName(cfg) {
-  if (!isObject(cfg)) return '';
-  for (const k of ['_name_or_path', 'name_or_path', 'name', 'model_name']) {
-    if (typeof cfg[k] === 'string' && cfg[k].trim()) return cfg[k].trim();
-  }
-  if (Array.isArray(cfg.architectures) && typeof cfg.architectures[0] === 'string') {
-    return cfg.architectures[0];
-  }
-  return typeof cfg.model_type === 'string' ? cfg.model_type : '';
-}
-
-/** Instance names are short in the core (48 bytes); keep whole characters under that. */
-export function shortName(name, maxBytes = 40) {
-  const enc = new TextEncoder();
-  let out = '';
-  for (const ch of String(name)) {
-    if (enc.encode(out + ch).length > maxBytes) return out;
-    out += ch;
-  }
-  return out;
 }
 
 /** Numbers from inputs: '' stays null so the core reports the field as missing. */
@@ -60,96 +34,202 @@ function num(v) {
   return Number.isFinite(n) ? n : null;
 }
 
-function modelOf(state) {
-  const m = state.model;
+const blank = (v) => v === '' || v === null || v === undefined;
+
+function modelOf(m, i) {
   if (m.source === 'hf') {
-    const cfg = parseJsonField(m.hf, 'hf-config', 'The config.json');
-    if (!isObject(cfg)) throw new InputError('hf-config', 'The config.json must be a JSON object ({...}).');
-    return { model: { hf_config: cfg }, name: hfConfigName(cfg) };
+    const cfg = parseJsonField(m.hf, 'hf-config', 'The config.json', i);
+    if (!isObject(cfg)) throw new InputError('hf-config', 'The config.json must be a JSON object ({...}).', i);
+    return { hf_config: cfg };
   }
   if (m.source === 'custom') {
     const c = m.custom;
+    const custom = {};
+    if (typeof c.name === 'string' && c.name.trim()) custom.name = c.name.trim();
+    custom.hidden_size = num(c.hidden_size);
+    custom.num_layers = num(c.num_layers);
+    custom.num_heads = num(c.num_heads);
+    // optional: empty means "the core's default" (num_heads; hidden_size / num_heads)
+    if (!blank(c.num_kv_heads)) custom.num_kv_heads = num(c.num_kv_heads);
+    if (!blank(c.head_dim)) custom.head_dim = num(c.head_dim);
+    custom.intermediate_size = num(c.intermediate_size);
+    custom.vocab_size = num(c.vocab_size);
+    custom.mlp = c.mlp;
+    custom.norm = c.norm;
+    custom.tie_embeddings = !!c.tie_embeddings;
+    if (c.attn_bias) custom.attn_bias = true;
+    if (c.mlp_bias) custom.mlp_bias = true;
+    return { custom };
+  }
+  if (!m.preset) throw new InputError('preset-search', 'Pick a model.', i);
+  return { preset: m.preset };
+}
+
+function optimizerOf(value) {
+  const [name, impl] = String(value).split('/');
+  return impl ? { name, impl } : { name };
+}
+
+function finetuneOf(inst) {
+  const ft = inst.finetune;
+  if (ft === 'lora' || ft === 'qlora') {
     return {
-      model: {
-        custom: {
-          hidden_size: num(c.hidden_size), num_layers: num(c.num_layers),
-          num_heads: num(c.num_heads), num_kv_heads: num(c.num_kv_heads),
-          head_dim: num(c.head_dim), intermediate_size: num(c.intermediate_size),
-          vocab_size: num(c.vocab_size), mlp: c.mlp, norm: c.norm,
-          tie_embeddings: !!c.tie_embeddings,
-        },
+      method: ft,
+      lora: {
+        r: num(inst.lora.r), alpha: num(inst.lora.alpha), dropout: num(inst.lora.dropout),
+        targets: inst.lora.targets.slice(),
       },
-      name: 'custom',
     };
   }
-  if (!m.preset) throw new InputError('preset-search', 'Pick a model.');
-  return { model: { preset: m.preset }, name: m.preset };
+  if (ft === 'adapter') return { method: 'adapter', adapter: { dim: num(inst.adapter_dim) } };
+  return { method: ft };
+}
+
+function placementOf(inst) {
+  switch (inst.placement) {
+    case 'gpu': return { device: num(inst.device) };
+    case 'cpu': return inst.pinned ? { device: 'cpu', pinned: true } : { device: 'cpu' };
+    case 'stream': return inst.pinned ? { device: 'cpu', pinned: true, stream_to: num(inst.device) } : { device: 'cpu', stream_to: num(inst.device) };
+    default: return null; // sharded: the core's default
+  }
+}
+
+function instanceOf(state, i, names) {
+  const inst = state.instances[i];
+  const train = state.workload.mode === 'train';
+  const out = { name: names[i] };
+  if (inst.role !== 'trained') out.role = inst.role;
+  if (inst.shares !== -1) {
+    const t = sharesTarget(state, i);
+    if (t < 0 || sharesTarget(state, t) >= 0) {
+      throw new InputError('shares', 'Pick a model that has its own weights, or “its own model”.', i);
+    }
+    out.shares_weights_with = names[t];
+  } else {
+    out.model = modelOf(inst.model, i);
+  }
+  const quantOf = () => {
+    if (inst.quant && inst.quant !== 'none') {
+      out.quant = inst.quant;
+      if (inst.quant === 'nf4' || inst.quant === 'fp4') out.double_quant = !!inst.lora.double_quant;
+    }
+  };
+  if (train) {
+    out.precision = inst.precision;
+    const ft = inst.finetune;
+    const learns = trains(inst.role) && ft !== 'frozen';
+    if (learns) out.optimizer = optimizerOf(inst.optimizer);
+    if (trains(inst.role) || ft !== 'frozen') out.finetune = finetuneOf(inst);
+    if (ft === 'qlora') {
+      out.quant = inst.lora.quant;
+      out.double_quant = !!inst.lora.double_quant;
+    } else if (ft !== 'full') {
+      quantOf();
+    }
+    if (inst.activations === 'train' || inst.grad_ckpt) {
+      out.grad_ckpt = { every: inst.grad_ckpt ? (num(inst.gc_every) ?? 1) : 0 };
+    }
+  } else {
+    out.precision = inst.infer_precision;
+    quantOf();
+  }
+  out.attn = inst.attn;
+  if (train) {
+    if (inst.activations !== coreActivations(inst.role, 'train')) out.activations = inst.activations;
+    if (inst.activations === 'keep_graph') out.passes = num(inst.passes);
+    if (inst.logprobs_fp32) out.logprobs_fp32 = true;
+  }
+  const pl = placementOf(inst);
+  if (pl) out.placement = pl;
+  return out;
+}
+
+function cpuRamBytes(h) {
+  if (blank(h.cpu_ram_gib)) return null;
+  const gib = Number(h.cpu_ram_gib);
+  if (!Number.isFinite(gib) || gib <= 0) throw new InputError('cpu-ram', 'CPU RAM is a size in GiB (or leave it empty).');
+  return Math.round(gib * 2 ** 30); // a unit conversion of the input, not an estimate
 }
 
 function hardwareOf(state) {
   const h = state.hardware;
+  let out;
   if (h.source === 'probe') {
     const probe = parseJsonField(h.probe, 'probe-text', 'The probe file');
     if (!isObject(probe)) throw new InputError('probe-text', 'The probe file must be a JSON object ({...}).');
-    return { probe, device: num(h.device) ?? 0 };
+    out = { probe, device: num(h.device) ?? 0 };
+  } else {
+    if (!h.gpu) throw new InputError('gpu', 'Pick a GPU.');
+    out = { gpu: h.gpu, count: num(h.count) };
   }
-  if (!h.gpu) throw new InputError('gpu', 'Pick a GPU.');
-  return { gpu: h.gpu, count: num(h.count) };
+  if (String(h.nodes) !== '1') out.nodes = num(h.nodes);
+  const ram = cpuRamBytes(h);
+  if (ram !== null) out.cpu_ram_bytes = ram;
+  return out;
+}
+
+function parallelOf(state) {
+  const p = state.parallel;
+  const out = {};
+  for (const k of ['dp', 'tp', 'pp', 'ep']) if (String(p[k]) !== '1') out[k] = num(p[k]);
+  for (const k of ['vpp', 'microbatches']) if (!blank(p[k])) out[k] = num(p[k]);
+  if (p.sp) out.sp = true;
+  const fw = p.framework;
+  const zero = num(p.zero) ?? 0;
+  const zeroApplies = fw === 'torch' || fw === 'deepspeed';
+  // "zero" alone would mean DeepSpeed to the core: name the framework whenever it is set
+  if (fw !== 'torch' || (zeroApplies && zero)) out.framework = fw;
+  if (zeroApplies && zero) out.zero = zero;
+  if (fw === 'fsdp') out.fsdp = p.fsdp;
+  for (const k of ['offload_optimizer', 'offload_params', 'activation_offload', 'distributed_optimizer',
+    'selective_recompute', 'gradient_as_bucket_view']) {
+    if (p[k]) out[k] = true;
+  }
+  for (const k of ['reduce_bucket_size', 'allgather_bucket_size']) if (!blank(p[k])) out[k] = num(p[k]);
+  return Object.keys(out).length ? out : null;
 }
 
 /**
  * The plan for a setup.
  * @param {object} state  the DEFAULT_STATE shape
- * @param {{modelType?: string}} [info]  what the page knows of the chosen model
+ * @param {{presetType?: (id: string) => string}} [info]  a preset's model family (for "vit")
  * @returns {object} a vramplan/plan@1 document
- * @throws {InputError} when pasted text is not JSON
+ * @throws {InputError} when pasted text is not JSON, or two models have the same name
  */
 export function buildPlan(state, info = {}) {
+  const presetType = info.presetType || (() => '');
   const w = state.workload;
-  const { model, name } = modelOf(state);
   const train = w.mode === 'train';
+  if (!state.instances.length) throw new InputError('model-fieldset', 'Add a model.');
+  const names = instanceNames(state);
+  const seen = new Map();
+  names.forEach((n, i) => {
+    if (seen.has(n)) throw new InputError('instance-name', `Two models are named “${n}”; give each its own name.`, i);
+    seen.set(n, i);
+  });
+  const instances = state.instances.map((_, i) => instanceOf(state, i, names));
 
-  const inst = { name: shortName(name || 'model') || 'model', model };
-  if (train) {
-    inst.precision = w.precision;
-    const [optName, impl] = String(w.optimizer).split('/');
-    inst.optimizer = impl ? { name: optName, impl } : { name: optName };
-    if (w.finetune === 'full') {
-      inst.finetune = { method: 'full' };
-    } else {
-      inst.finetune = {
-        method: w.finetune,
-        lora: {
-          r: num(w.lora.r), alpha: num(w.lora.alpha), dropout: num(w.lora.dropout),
-          targets: w.lora.targets.slice(),
-        },
-      };
-      if (w.finetune === 'qlora') {
-        inst.quant = w.lora.quant;
-        inst.double_quant = !!w.lora.double_quant;
-      }
-    }
-    inst.grad_ckpt = { every: w.grad_ckpt ? 1 : 0 };
-  } else {
-    inst.precision = w.infer_precision;
-  }
-  inst.attn = w.attn;
-
+  // batch is required (empty: the core names it); the others may be left empty (the core's default)
   const workload = { mode: w.mode, batch: num(w.batch) };
+  const opt = (k, v) => { if (!blank(v)) workload[k] = num(v); };
   if (train) {
-    workload.seq = num(w.seq);
-    workload.grad_accum = num(w.grad_accum);
+    opt('seq', w.seq);
+    opt('grad_accum', w.grad_accum);
   } else {
-    workload.seq = num(w.prompt);
-    workload.new_tokens = num(w.new_tokens);
+    opt('seq', w.prompt);
+    opt('new_tokens', w.new_tokens);
     workload.kv_dtype = w.kv_dtype;
   }
-  if (info.modelType === 'vit') workload.image_size = num(w.image_size);
+  const vit = state.instances.some((_, i) => modelTypeOfModel(state.instances[ownModelIndex(state, i)].model, presetType) === 'vit');
+  if (vit && !blank(w.image_size)) workload.image_size = num(w.image_size);
 
-  return {
-    schema: PLAN_SCHEMA,
-    workload,
-    instances: [inst],
-    hardware: hardwareOf(state),
-  };
+  const plan = { schema: PLAN_SCHEMA };
+  if (typeof state.name === 'string' && state.name) plan.name = state.name;
+  if (typeof state.note === 'string' && state.note) plan.note = state.note;
+  plan.workload = workload;
+  plan.instances = instances;
+  plan.hardware = hardwareOf(state);
+  const parallel = parallelOf(state);
+  if (parallel) plan.parallel = parallel;
+  return plan;
 }

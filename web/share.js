@@ -1,18 +1,23 @@
 // share.js: the whole setup in the URL fragment, versioned.
 //
-//   #v1.d.<base64url of deflate-raw(JSON)>   (CompressionStream available)
-//   #v1.j.<base64url of JSON>                (fallback where it is not)
+//   #v2.d.<base64url of deflate-raw(JSON)>   (CompressionStream available)
+//   #v2.j.<base64url of JSON>                (fallback where it is not)
 //
 // The JSON is {"s": setup, "p": pinned setup or absent}, each holding only the fields that
-// differ from options.js's DEFAULT_STATE (which is therefore frozen for v1: changing a
-// default changes what old links mean, so bump SHARE_VERSION instead; a unit test pins it).
+// differ from options.js's DEFAULT_STATE; "instances" is a list with each instance's
+// differences from DEFAULT_INSTANCE. Those defaults are therefore part of the v2 format
+// (tests/web/fixtures/default-state-v2.json pins them): changing one means a v3.
+// #v1. links (one model, before instances and the parallel layout) are still read: against
+// the frozen DEFAULT_STATE_V1, then turned into a v2 setup (setup.js migrateV1).
 // Reading a link never trusts it: every field is checked against the default's type and
 // anything else falls back to the default. An unknown version or a damaged link raises
 // ShareError with a sentence for the person.
 
-import { DEFAULT_STATE, CHOICES } from './options.js';
+import { DEFAULT_STATE, DEFAULT_STATE_V1, DEFAULT_INSTANCE, CHOICES, CHOICES_V1, MAX_INSTANCES } from './options.js';
+import { migrateV1, normalizeState } from './setup.js';
 
-export const SHARE_VERSION = 'v1';
+export const SHARE_VERSION = 'v2';
+export const READS_VERSIONS = ['v1', 'v2'];
 const MAX_LINK_CHARS = 256 * 1024;
 const MAX_JSON_BYTES = 2 * 1024 * 1024;
 
@@ -79,10 +84,21 @@ export function diff(def, value) {
   return JSON.stringify(def) === JSON.stringify(value) ? undefined : value;
 }
 
+const { instances: _defInstances, ...DEFAULT_REST } = DEFAULT_STATE;
+
+/** A setup as the link stores it: differences from the defaults only. */
+export function pack(state) {
+  const { instances, ...rest } = state;
+  const out = diff(DEFAULT_REST, rest) || {};
+  const list = (instances || []).map((x) => diff(DEFAULT_INSTANCE, x) || {});
+  if (list.length !== 1 || Object.keys(list[0]).length) out.instances = list;
+  return out;
+}
+
 /** The fragment (without '#') for a setup and an optional pinned setup. */
 export async function encodeShare(state, pinned = null) {
-  const payload = { s: diff(DEFAULT_STATE, state) || {} };
-  if (pinned) payload.p = diff(DEFAULT_STATE, pinned) || {};
+  const payload = { s: pack(state) };
+  if (pinned) payload.p = pack(pinned);
   const json = new TextEncoder().encode(JSON.stringify(payload));
   if (canDeflate) {
     const z = await pipeBytes(json, new CompressionStream('deflate-raw'), Infinity);
@@ -91,9 +107,21 @@ export async function encodeShare(state, pinned = null) {
   return `${SHARE_VERSION}.j.${toBase64url(json)}`;
 }
 
-/** Fills a value of the default's shape from untrusted input (path: for CHOICES). */
-export function sanitize(def, input, path = '') {
+// Number fields whose default is '' (left out of the plan): a number is fine there too.
+const EMPTY_NUMBERS = ['hardware.cpu_ram_gib', 'parallel.vpp', 'parallel.microbatches',
+  'parallel.reduce_bucket_size', 'parallel.allgather_bucket_size'];
+
+/**
+ * Fills a value of the default's shape from untrusted input.
+ * path: where we are, for the enumerated fields in choices (instance fields: "instance.<key>").
+ */
+export function sanitize(def, input, path = '', choices = CHOICES) {
   if (Array.isArray(def)) {
+    if (def.length && def[0] !== null && typeof def[0] === 'object') {
+      // a list of instances: each against the default instance, 1 to MAX_INSTANCES of them
+      if (!Array.isArray(input) || !input.length) return def.map((x) => sanitize(x, x, 'instance', choices));
+      return input.slice(0, MAX_INSTANCES).map((x) => sanitize(def[0], x, 'instance', choices));
+    }
     if (!Array.isArray(input)) return def.slice();
     return input.filter((x) => typeof x === 'string').slice(0, 64).map((x) => x.slice(0, 64));
   }
@@ -101,7 +129,7 @@ export function sanitize(def, input, path = '') {
     const src = input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {};
     const out = {};
     for (const k of Object.keys(def)) {
-      out[k] = sanitize(def[k], Object.hasOwn(src, k) ? src[k] : undefined, path ? `${path}.${k}` : k);
+      out[k] = sanitize(def[k], Object.hasOwn(src, k) ? src[k] : undefined, path ? `${path}.${k}` : k, choices);
     }
     return out;
   }
@@ -112,16 +140,25 @@ export function sanitize(def, input, path = '') {
     return def;
   }
   if (typeof def === 'string') {
+    if (typeof input === 'number' && Number.isFinite(input) && EMPTY_NUMBERS.includes(path)) return input;
     if (typeof input !== 'string') return def;
-    return !CHOICES[path] || CHOICES[path].includes(input) ? input : def;
+    return !choices[path] || choices[path].includes(input) ? input : def;
   }
   if (typeof def === 'boolean') return typeof input === 'boolean' ? input : def;
   return def;
 }
 
+/** A setup from a link's "s" or "p" of a version this page reads. */
+function readSetup(version, s) {
+  if (version === 'v1') return migrateV1(sanitize(DEFAULT_STATE_V1, s, '', CHOICES_V1));
+  const instances = Object.hasOwn(s, 'instances') ? s.instances : undefined;
+  const state = sanitize(DEFAULT_STATE, { ...s, instances });
+  return normalizeState(state);
+}
+
 /**
  * Reads a fragment (with or without '#').
- * @returns {Promise<{state: object, pinned: object|null}>}
+ * @returns {Promise<{version: string, state: object, pinned: object|null}>}
  * @throws {ShareError}
  */
 export async function decodeShare(fragment) {
@@ -130,15 +167,11 @@ export async function decodeShare(fragment) {
   const m = /^(v\d+)\.([a-z])\.(.*)$/s.exec(text);
   if (!m) {
     const v = /^(v\d+)\./.exec(text);
-    if (v && v[1] !== SHARE_VERSION) {
-      throw new ShareError(`This link is from a different version of vramplan (${v[1]}); this page reads ${SHARE_VERSION} links.`);
-    }
-    throw new ShareError('This is not a vramplan share link (it should start with #v1.).');
+    if (v && !READS_VERSIONS.includes(v[1])) throw wrongVersion(v[1]);
+    throw new ShareError(`This is not a vramplan share link (it should start with #${SHARE_VERSION}.).`);
   }
   const [, version, codec, body] = m;
-  if (version !== SHARE_VERSION) {
-    throw new ShareError(`This link is from a different version of vramplan (${version}); this page reads ${SHARE_VERSION} links.`);
-  }
+  if (!READS_VERSIONS.includes(version)) throw wrongVersion(version);
   let bytes = fromBase64url(body);
   if (codec === 'd') {
     if (!canDeflate) throw new ShareError('This browser cannot read compressed links (no DecompressionStream).');
@@ -157,11 +190,17 @@ export async function decodeShare(fragment) {
   } catch {
     throw new ShareError('The link is damaged (its data is not a setup).');
   }
-  if (payload === null || typeof payload !== 'object' || typeof payload.s !== 'object' || payload.s === null) {
+  if (payload === null || typeof payload !== 'object' || typeof payload.s !== 'object' || payload.s === null || Array.isArray(payload.s)) {
     throw new ShareError('The link is damaged (its data is not a setup).');
   }
+  const p = payload.p && typeof payload.p === 'object' && !Array.isArray(payload.p) ? payload.p : null;
   return {
-    state: sanitize(DEFAULT_STATE, payload.s),
-    pinned: payload.p && typeof payload.p === 'object' ? sanitize(DEFAULT_STATE, payload.p) : null,
+    version,
+    state: readSetup(version, payload.s),
+    pinned: p ? readSetup(version, p) : null,
   };
+}
+
+function wrongVersion(v) {
+  return new ShareError(`This link is from a different version of vramplan (${v}); this page reads ${READS_VERSIONS.join(' and ')} links.`);
 }

@@ -66,8 +66,8 @@ function bytesCell(n, extra = {}) {
 }
 
 function deviceTitle(d) {
-  const where = d.kind === 'cpu' ? 'CPU' : `GPU ${d.index}`;
-  return d.name ? `${where} · ${d.name}` : where;
+  if (d.kind === 'cpu') return d.name || 'CPU RAM';
+  return d.name ? `GPU ${d.index} · ${d.name}` : `GPU ${d.index}`;
 }
 
 /** The device with the least headroom: the one the verdict talks about. */
@@ -135,53 +135,82 @@ function instanceLine(est) {
   const many = (est.instances || []).length > 1;
   return (est.instances || []).map((i) => h('p', { class: 'instance' },
     h('strong', {}, i.name || 'model'),
+    many && i.role ? ` · ${i.role}` : '',
     i.model_type ? ` · ${i.model_type}` : '',
     ` · ${fmtCount(i.params_total)} params`,
-    i.params_trainable !== i.params_total ? ` (${fmtCount(i.params_trainable)} trainable)` : ' (all trainable)',
-    many && i.role ? ` · ${i.role}` : ''));
+    i.params_trainable === 0 ? ' (frozen)'
+      : i.params_trainable !== i.params_total ? ` (${fmtCount(i.params_trainable)} trainable)` : ' (all trainable)'));
 }
 
 function componentLabel(c, manyInstances) {
   return manyInstances && c.instance ? `${c.label} (${c.instance})` : c.label;
 }
 
-/** Stacked bar + breakdown table + phase timeline for one device. */
-function renderDevice(d, est) {
+/** "0, 1, 2, 3" → "1–3" style lists of GPU indices. */
+function indexRanges(list) {
+  const out = [];
+  for (let i = 0; i < list.length; i++) {
+    let j = i;
+    while (j + 1 < list.length && list[j + 1] === list[j] + 1) j++;
+    out.push(j > i + 1 ? `${list[i]}–${list[j]}` : j === i + 1 ? `${list[i]}, ${list[j]}` : String(list[i]));
+    i = j;
+  }
+  return out.join(', ');
+}
+
+/**
+ * One scale for every bar: the largest of what a GPU offers and what any device holds.
+ * (A CPU's RAM size is left out: a 2 TiB node would shrink every GPU bar to a sliver; its
+ * limit is written out instead when it is off the scale.)
+ */
+function deviceScale(devices) {
+  let scale = 1;
+  for (const d of devices) {
+    scale = Math.max(scale, d.peak_alloc_bytes || 0, d.nvidia_smi_bytes || 0);
+    if (d.kind !== 'cpu') scale = Math.max(scale, d.capacity_bytes || 0);
+  }
+  return scale;
+}
+
+/** Stacked bar + verdict + breakdown table + phase timeline for one device. */
+function renderDevice(d, est, scale, same) {
   const manyInstances = (est.instances || []).length > 1;
+  const cpu = d.kind === 'cpu';
   const comps = d.components || []; // the core's order (largest first)
-  // Scale: the larger of what the device offers and what the job wants, so an overflow shows.
-  const scale = Math.max(d.capacity_bytes || 0, d.nvidia_smi_bytes || 0, d.peak_alloc_bytes || 0, 1);
   const pct = (n) => `${Math.max(0, (100 * n) / scale).toFixed(3)}%`;
 
   const segments = comps.filter((c) => c.bytes > 0).map((c) => h('span', {
-    class: 'seg', 'data-c': c.id, style: { width: pct(c.bytes) },
+    class: 'seg', 'data-c': c.id, 'data-instance': c.instance || null, style: { width: pct(c.bytes) },
     title: `${componentLabel(c, manyInstances)}: ${fmtBytes(c.bytes)}`,
   }));
   const markers = [];
-  if (d.usable_bytes) {
+  const limitOnScale = d.usable_bytes && d.usable_bytes <= scale;
+  if (limitOnScale) {
     markers.push(h('span', { class: 'marker usable', style: { left: pct(d.usable_bytes) }, title: `usable: ${fmtBytes(d.usable_bytes)}` }));
   }
   if (d.nvidia_smi_bytes) {
     markers.push(h('span', { class: 'marker smi', style: { left: pct(d.nvidia_smi_bytes) }, title: `nvidia-smi: ${fmtBytes(d.nvidia_smi_bytes)}` }));
   }
+  const title = deviceTitle(d);
   const bar = h('div', {
     class: 'bar', role: 'img',
-    'aria-label': `${deviceTitle(d)}: ${fmtBytes(d.peak_alloc_bytes)} allocated at peak of ${fmtBytes(d.capacity_bytes)}; largest ${comps.slice(0, 3).map((c) => `${c.label} ${fmtBytes(c.bytes)}`).join(', ')}`,
+    'aria-label': `${title}: ${fmtBytes(d.peak_alloc_bytes)} allocated at peak${d.capacity_bytes ? ` of ${fmtBytes(d.capacity_bytes)}` : ''}; largest ${comps.slice(0, 3).map((c) => `${componentLabel(c, manyInstances)} ${fmtBytes(c.bytes)}`).join(', ')}`,
   }, segments, markers);
 
-  const rows = comps.map((c) => h('tr', { 'data-c': c.id },
+  const rows = comps.map((c) => h('tr', { 'data-c': c.id, 'data-instance': c.instance || null },
     h('th', { scope: 'row' }, h('span', { class: 'swatch', 'data-c': c.id, 'aria-hidden': 'true' }), componentLabel(c, manyInstances)),
     h('td', { class: 'num' }, bytesCell(c.bytes)),
     h('td', { class: 'explain' }, c.explain || '')));
+  const phaseName = PHASE_LABELS[d.peak_phase] || d.peak_phase;
   const table = h('table', { class: 'components' },
-    h('caption', { class: 'sr-only' }, `Memory at the ${PHASE_LABELS[d.peak_phase] || d.peak_phase} peak on ${deviceTitle(d)}`),
+    h('caption', { class: 'sr-only' }, `Memory at the ${phaseName} peak on ${title}`),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Component'), h('th', { scope: 'col', class: 'num' }, 'Bytes'), h('th', { scope: 'col' }, 'How'))),
     h('tbody', {}, rows),
     h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Allocated at peak'), h('td', { class: 'num' }, bytesCell(d.peak_alloc_bytes)), h('td', {}, ''))));
 
   const phases = d.phases || [];
   const pmax = Math.max(1, ...phases.map((p) => p.alloc_bytes));
-  const timeline = h('ol', { class: 'phases', 'aria-label': 'Allocated memory by phase' },
+  const timeline = h('ol', { class: 'phases', 'aria-label': `Allocated memory by phase on ${title}` },
     phases.map((p) => {
       const peak = p.name === d.peak_phase;
       return h('li', { class: peak ? 'phase peak' : 'phase', 'data-phase': p.name, 'aria-current': peak ? 'true' : null },
@@ -190,58 +219,81 @@ function renderDevice(d, est) {
         h('span', { class: 'num' }, bytesCell(p.alloc_bytes)));
     }));
 
-  return h('article', { class: `device card ${d.fits ? 'fits' : 'nofit'}`, 'data-index': d.index, 'aria-label': deviceTitle(d) },
+  const verdict = d.fits
+    ? h('p', { class: 'device-verdict fits', 'data-key': 'device-fits' }, h('span', { class: 'badge', 'aria-hidden': 'true' }, '✓'), ' Fits',
+      d.usable_bytes ? [' · ', bytesCell(d.headroom_bytes), ' headroom'] : null)
+    : h('p', { class: 'device-verdict nofit', 'data-key': 'device-fits' }, h('span', { class: 'badge', 'aria-hidden': 'true' }, '✗'), ' Does not fit',
+      d.usable_bytes ? [' · short by ', bytesCell(-d.headroom_bytes)] : null);
+  const facts = cpu
+    ? [`${fmtBytes(d.peak_alloc_bytes)} in RAM · `,
+      d.capacity_bytes ? `${fmtBytes(d.capacity_bytes)} per node` : 'RAM size not given (Hardware → CPU RAM)',
+      d.usable_bytes && !limitOnScale ? ' (its limit is off this scale)' : '']
+    : [`${fmtBytes(d.peak_alloc_bytes)} allocated · ${fmtBytes(d.nvidia_smi_bytes)} in nvidia-smi · `,
+      `${fmtBytes(d.capacity_bytes)} total`,
+      d.context_bytes ? ` · CUDA context ${fmtBytes(d.context_bytes)}` : ''];
+
+  return h('article', { class: `device card ${d.fits ? 'fits' : 'nofit'}`, 'data-index': d.index, 'data-kind': d.kind || 'gpu', 'aria-label': title },
     h('header', {},
-      h('h3', {}, deviceTitle(d)),
-      h('p', { class: 'muted' },
-        `${fmtBytes(d.peak_alloc_bytes)} allocated · ${fmtBytes(d.nvidia_smi_bytes)} in nvidia-smi · `,
-        `${fmtBytes(d.capacity_bytes)} total`,
-        d.context_bytes ? ` · CUDA context ${fmtBytes(d.context_bytes)}` : '')),
+      h('h3', {}, title, same.length ? h('span', { class: 'muted same' }, ` (same on GPU ${indexRanges(same)})`) : null),
+      verdict,
+      h('p', { class: 'muted peak-line' }, 'Peak: ', h('strong', { 'data-key': 'peak_phase' }, phaseName)),
+      h('p', { class: 'muted' }, facts)),
     bar,
-    h('p', { class: 'legend muted' }, h('span', { class: 'key usable' }, 'usable limit'), ' ', h('span', { class: 'key smi' }, 'nvidia-smi')),
+    h('p', { class: 'legend muted' },
+      limitOnScale ? h('span', { class: 'key usable' }, cpu ? 'RAM limit' : 'usable limit') : null, ' ',
+      d.nvidia_smi_bytes ? h('span', { class: 'key smi' }, 'nvidia-smi') : null),
     table,
     h('h4', {}, 'Timeline'),
     timeline);
 }
 
-/** Everything below the verdict. Identical GPUs with identical numbers are drawn once. */
+/**
+ * Everything below the verdict: one card per device, side by side on one scale (GPUs, then
+ * CPU RAM). GPUs whose numbers are all identical are drawn once ("same on GPU 1–7").
+ */
 export function renderDevices(root, est) {
-  const out = [...instanceLine(est)];
-  const seen = new Map();
-  for (const d of est.devices || []) {
-    const key = JSON.stringify({ ...d, index: 0 });
-    if (seen.has(key)) {
-      seen.get(key).push(d.index);
+  const devices = est.devices || [];
+  const scale = deviceScale(devices);
+  const groups = [];
+  const byKey = new Map();
+  for (const d of devices) {
+    const key = d.kind === 'cpu' ? null : JSON.stringify({ ...d, index: 0 });
+    if (key && byKey.has(key)) {
+      byKey.get(key).same.push(d.index);
       continue;
     }
-    seen.set(key, []);
-    const el = renderDevice(d, est);
-    out.push(el);
-    el._same = seen.get(key);
+    const g = { d, same: [] };
+    if (key) byKey.set(key, g);
+    groups.push(g);
   }
-  for (const el of out) {
-    if (el._same && el._same.length) {
-      el.querySelector('h3').append(h('span', { class: 'muted' }, ` (same on GPU ${el._same.join(', ')})`));
-    }
-  }
-  root.replaceChildren(...out);
+  const cards = groups.map((g) => renderDevice(g.d, est, scale, g.same));
+  root.replaceChildren(...instanceLine(est),
+    h('div', { class: `device-grid${cards.length > 1 ? ' many' : ''}` }, cards));
 }
 
-/** "What to change": the core's suggestions, each one change re-estimated, best first. */
-export function renderSuggestions(root, est) {
+/**
+ * "What to change": the core's suggestions, each one change re-estimated, best first. Each
+ * gets an Apply button (data-apply = its index) when opts.canApply says the page can make
+ * that change in the form.
+ */
+export function renderSuggestions(root, est, opts = {}) {
   const list = est.suggestions || [];
   if (!list.length) {
     root.replaceChildren();
     return;
   }
+  const can = opts.canApply || (() => false);
   root.replaceChildren(h('section', { class: 'suggestions card', 'aria-labelledby': 'suggestions-title' },
     h('h3', { id: 'suggestions-title' }, est.fits ? 'Tight: what would give more room' : 'What to change'),
-    h('ol', {}, list.map((x) => h('li', { class: x.fits ? 'fits' : 'nofit', 'data-id': x.id },
+    h('ol', {}, list.map((x, i) => h('li', { class: x.fits ? 'fits' : 'nofit', 'data-id': x.id },
       h('span', { class: 'badge', title: x.fits ? 'fits after this change' : 'still does not fit' }, x.fits ? '✓' : '✗'),
       h('span', { class: 'change' }, x.change),
       h('span', { class: 'effect muted' },
         'saves ', bytesCell(x.saves_bytes), ' → ', bytesCell(x.peak_reserved_bytes), ' reserved',
-        x.fits ? ' · fits' : ' · still too much'))))));
+        x.fits ? ' · fits' : ' · still too much'),
+      can(x)
+        ? h('button', { type: 'button', class: 'apply secondary', 'data-apply': i, 'aria-label': `Apply: ${x.change}` }, 'Apply')
+        : h('span', { class: 'apply muted', title: 'The form has no input for this change' }, '–'))))));
 }
 
 export function renderWarnings(root, est) {

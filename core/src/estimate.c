@@ -170,13 +170,16 @@ static void summarize(const vp_plan *plan, vp_estimate *e) {
     else
         snprintf(dev, sizeof dev, "GPU %d", worst->index);
     const char *node = plan->gpu.node[0] ? plan->gpu.node : "";
+    /* the return value is checked so gcc's -Wformat-truncation accepts the (intended) truncation */
+    int w;
     if (e->fits)
-        snprintf(e->summary, sizeof e->summary, "Fits: %s needs %s of the %s usable on %s%s%s (%s headroom). Peak in %s. Largest: %s.",
-                 dev, need, have, worst->name, node[0] ? " on " : "", node, miss, worst->peak_phase, top);
+        w = snprintf(e->summary, sizeof e->summary, "Fits: %s needs %s of the %s usable on %s%s%s (%s headroom). Peak in %s. Largest: %s.",
+                     dev, need, have, worst->name, node[0] ? " on " : "", node, miss, worst->peak_phase, top);
     else
-        snprintf(e->summary, sizeof e->summary,
-                 "Does not fit: %s needs %s, %s more than the %s usable on %s%s%s. Peak in %s. Largest: %s.",
-                 dev, need, miss, have, worst->name, node[0] ? " on " : "", node, worst->peak_phase, top);
+        w = snprintf(e->summary, sizeof e->summary,
+                     "Does not fit: %s needs %s, %s more than the %s usable on %s%s%s. Peak in %s. Largest: %s.",
+                     dev, need, miss, have, worst->name, node[0] ? " on " : "", node, worst->peak_phase, top);
+    if (w < 0) e->summary[0] = '\0';
 }
 
 vp_status vp_estimate_plan(const vp_plan *plan, vp_estimate *e, vp_error *err) {

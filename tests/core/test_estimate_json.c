@@ -3,7 +3,10 @@
  *   components[].bytes sum to peak_alloc_bytes; the peak phase's alloc_bytes is the peak;
  *   headroom = usable − reserved; fits <=> headroom >= 0; the plan fits iff every GPU fits;
  *   reserved >= allocated; nvidia-smi = reserved + context + workspaces >= reserved + context;
- *   dominant = the two largest components; field order is fixed and output is deterministic. */
+ *   dominant = the two largest components; field order is fixed and output is deterministic.
+ * usage: test_estimate_json GROUP [EXAMPLES_DIR] */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +125,33 @@ static void invariants(void **s) {
     }
 }
 
+/* The same promises over every plan of examples/ (multi-GPU, ZeRO-3, CPU offload, several models). */
+static const char *g_examples;
+
+static void examples(void **s) {
+    (void)s;
+    if (!g_examples) skip();
+    DIR *d = opendir(g_examples);
+    if (!d) fail_msg("cannot open %s", g_examples);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        size_t len = strlen(de->d_name);
+        if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0) continue;
+        const char *path = t_fmt("%s/%s", g_examples, de->d_name);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        char *buf = t_fmt("%*s", 1 << 17, "");
+        size_t got = fread(buf, 1, (1 << 17) - 1, f);
+        fclose(f);
+        buf[got] = '\0';
+        print_message("  %s\n", de->d_name);
+        check_json(t_estimate_json(buf));
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 1);
+}
+
 /* plan 3 (Llama-3.1-8B full AdamW on one 80 GB GPU: ≥ 16 B/param = 128 GB) does not fit;
  * plan 0 (GPT-2 at 2 × 512) fits. */
 static void fit_verdicts(void **s) {
@@ -232,8 +262,10 @@ static void bug_undocumented_component_ids(void **s) {
 }
 
 int main(int argc, char **argv) {
+    if (argc > 2) g_examples = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(invariants),
+        cmocka_unit_test(examples),
         cmocka_unit_test(fit_verdicts),
         cmocka_unit_test(deterministic_and_consistent),
         cmocka_unit_test(struct_matches_json),

@@ -455,19 +455,18 @@ static void parallel_validated(void **s) {
 
 /* ---- known bugs (registered as their own ctest, plan_parse_bugs) --------------------------------- */
 
-/* batch 2^20 × seq 2^24 of Llama-3.1-8B: every size is in range but the products overflow int64
- * (logits b·s·v·bytes in logits.c, reserved = alloc + alloc/20 in runtime.c). The estimate then said
- * "Fits" with a headroom of billions of GiB. An absurd workload must be refused (a range error on
- * workload.batch or workload.seq) or at least predicted not to fit. Under UBSan this aborts with
- * "signed integer overflow". */
-static void bug_absurd_workload_fits(void **s) {
-    (void)s;
-    const char *plan = PLAN("{\"batch\":1048576,\"seq\":16777216}", "{\"model\":{\"preset\":\"llama-3.1-8b\"}}");
+/* Every size in range, but products that overflow int64 (logits b·s·v·bytes in logits.c, the KV cache
+ * of 2^20 × 2^25 tokens in timeline_infer.c, reserved = alloc + alloc/20 in runtime.c): the estimate
+ * then said "Fits" with a headroom of billions of GiB. An absurd workload must be refused (a range
+ * error on workload.batch or workload.seq) or at least predicted not to fit. Under UBSan this aborts
+ * with "signed integer overflow" (logits.c:27). */
+static void refused_or_does_not_fit(const char *plan) {
     vp_error err;
     vp_plan *p = vp_plan_from_json(plan, t_registry(), &err);
     if (!p) {
         assert_int_equal(err.code, VP_ERR_RANGE);
-        assert_true(!strcmp(err.path, "workload.batch") || !strcmp(err.path, "workload.seq"));
+        assert_true(!strcmp(err.path, "workload.batch") || !strcmp(err.path, "workload.seq") ||
+                    !strcmp(err.path, "workload.new_tokens"));
         return;
     }
     vp_estimate *e = malloc(sizeof *e);
@@ -481,6 +480,13 @@ static void bug_absurd_workload_fits(void **s) {
     assert_false(fits);
     assert_true(reserved >= alloc);
     assert_true(headroom < 0);
+}
+
+static void bug_absurd_workload_fits(void **s) {
+    (void)s;
+    refused_or_does_not_fit(PLAN("{\"batch\":1048576,\"seq\":16777216}", "{\"model\":{\"preset\":\"llama-3.1-8b\"}}"));
+    refused_or_does_not_fit(PLAN("{\"mode\":\"infer\",\"batch\":1048576,\"seq\":16777216,\"new_tokens\":16777216}",
+                                 "{\"model\":{\"preset\":\"llama-3.1-405b\"}}"));
 }
 
 /* Text after the plan's closing brace is accepted (cJSON_Parse stops at the end of the first value),
@@ -516,9 +522,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(parallel_validated),
     };
     const struct CMUnitTest bugs[] = {
-        cmocka_unit_test(bug_absurd_workload_fits),
         cmocka_unit_test(bug_param_bound_path),
         cmocka_unit_test(bug_trailing_garbage),
+        cmocka_unit_test(bug_absurd_workload_fits), /* last: under UBSan it aborts the process */
     };
     int rc = T_RUN("plan_parse", tests, argc, argv);
     rc += T_RUN("plan_parse_bugs", bugs, argc, argv);

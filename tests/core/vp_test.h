@@ -60,7 +60,7 @@
 /* ---- strings ------------------------------------------------------------------------------ */
 /* printf into a buffer owned by the test arena (freed by t_teardown / at exit). */
 char *t_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* {"schema": VP_PLAN_SCHEMA, "workload": workload, "instances": [instance], "hardware": {"gpu": gpu}} */
+/* {"schema": VP_PLAN_SCHEMA, "workload": workload, "instances": [instance]} (default hardware) */
 const char *t_plan1(const char *workload, const char *instance);
 /* Same, with instances given as the inside of the array and an optional hardware object (NULL = none). */
 const char *t_plan(const char *workload, const char *instances, const char *hardware);
@@ -100,7 +100,7 @@ void t_assert_contains(const char *hay, const char *needle, const char *file, in
 int t_setup(void **state);
 int t_teardown(void **state);
 
-/* Run the tests, or only those whose name contains argv[1] (ctest passes a group name). */
+/* Run the group when argv[1] names it (ctest passes one group per entry), or every group without arguments. */
 int t_run(const char *group, const struct CMUnitTest *tests, size_t n, int argc, char **argv);
 #define T_RUN(group, tests, argc, argv) t_run((group), (tests), sizeof(tests) / sizeof((tests)[0]), (argc), (argv))
 

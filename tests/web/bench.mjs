@@ -26,9 +26,11 @@ const line = (name, value, target, ok) => console.log(`bench: ${name.padEnd(52)}
 // 1. size
 let gz = 0;
 let raw = 0;
-for (const f of readdirSync(SITE)) {
-  const p = path.join(SITE, f);
-  if (!statSync(p).isFile()) continue;
+const walk = (dir) => readdirSync(dir).flatMap((f) => {
+  const p = path.join(dir, f);
+  return statSync(p).isDirectory() ? walk(p) : [p];
+});
+for (const p of walk(SITE)) {
   const b = readFileSync(p);
   raw += b.length;
   gz += gzipSync(b, { level: 9 }).length;
@@ -92,6 +94,12 @@ try {
   line('re-estimate in the worker, mean of 1000', `${w.mean_ms.toFixed(3)} ms`, '-');
   const wt = await page.evaluate(async (p) => window.__vramplan.core.bench(p, 1000), tight);
   line('same, a plan that does not fit (+ suggestions)', `${wt.median_ms.toFixed(3)} ms`, '≤ 2 ms', wt.median_ms <= 2);
+  for (const [file, what] of [['phi3-dpo-reference.json', '2 models, does not fit'], ['rlhf-ppo.json', '4 models, ZeRO-3 × 8'],
+    ['qwen2vl-mend-two-gpus.json', '3 models on 2 GPUs']]) {
+    const text = readFileSync(path.join(ROOT, 'examples', file), 'utf8');
+    const r = await page.evaluate(async (p) => window.__vramplan.core.bench(p, 1000), text);
+    line(`same, ${file.replace('.json', '')} (${what})`, `${r.median_ms.toFixed(3)} ms`, '≤ 2 ms', r.median_ms <= 2);
+  }
 
   // typing: clear the long-task record, type into two fields, let the estimates land
   await page.evaluate(() => { window.__longtasks.length = 0; window.__events.length = 0; });
@@ -108,6 +116,30 @@ try {
   line('longest main-thread task while typing', longtasks.length ? `${longest.toFixed(0)} ms` : '< 50 ms', '≤ 50 ms', longest <= 50);
   line('slowest input event while typing (≥16 ms)', events.length ? `${Math.max(...events).toFixed(0)} ms` : '< 16 ms', '-');
   line('estimates drawn while typing 12 keys', String(after - before), '-');
+
+  // whole setups: load an example, apply a suggestion, add and remove a model
+  await page.evaluate(() => { window.__longtasks.length = 0; });
+  const t0 = await page.evaluate(() => performance.now());
+  let n = await page.evaluate(() => window.__vramplan.perf.estimates);
+  await page.click('#examples-menu > summary');
+  await page.click('#examples-list button[data-example="phi3-dpo-reference.json"]');
+  await page.waitForFunction((k) => window.__vramplan.perf.estimates > k && document.querySelector('#suggestions button.apply'), n);
+  const t1 = await page.evaluate(() => performance.now());
+  n = await page.evaluate(() => window.__vramplan.perf.estimates);
+  await page.click('#suggestions li[data-id="adamw_8bit"] button.apply');
+  await page.waitForFunction((k) => window.__vramplan.perf.estimates > k, n);
+  const t2 = await page.evaluate(() => performance.now());
+  for (const role of ['teacher', 'ema', 'reward']) {
+    await page.selectOption('#add-role', role);
+    await page.click('#add-instance');
+  }
+  for (let i = 0; i < 3; i++) await page.click('#remove-instance');
+  await page.waitForTimeout(300);
+  const lt = await page.evaluate(() => window.__longtasks);
+  const longest2 = lt.length ? Math.max(...lt) : 0;
+  line('load an example: click to estimate drawn', `${(t1 - t0).toFixed(0)} ms`, '-');
+  line('apply a suggestion: click to estimate drawn', `${(t2 - t1).toFixed(0)} ms`, '-');
+  line('longest main-thread task (example, apply, add/remove)', lt.length ? `${longest2.toFixed(0)} ms` : '< 50 ms', '≤ 50 ms', longest2 <= 50);
   await ctx.close();
 } finally {
   await browser.close();

@@ -1,62 +1,102 @@
-// unit.test.mjs: the page's pure modules in Node (share links, plan building, sanitizing).
+// unit.test.mjs: the page's pure modules in Node (share links, plan building, sanitizing,
+// instances, plan files → setup).
 //   node --test tests/web/unit.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_STATE } from '../../web/options.js';
-import { encodeShare, decodeShare, sanitize, diff, ShareError } from '../../web/share.js';
+import { DEFAULT_STATE, DEFAULT_STATE_V1, DEFAULT_INSTANCE } from '../../web/options.js';
+import { encodeShare, decodeShare, sanitize, diff, pack, ShareError } from '../../web/share.js';
 import { buildPlan, InputError, shortName, hfConfigName } from '../../web/plan.js';
+import * as S from '../../web/setup.js';
 
 const FIX = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const fixture = (f) => readFileSync(path.join(FIX, f), 'utf8');
 const setup = (edit = () => {}) => {
   const s = structuredClone(DEFAULT_STATE);
-  s.model.preset = 'llama-3.2-1b';
+  s.instances[0].model.preset = 'llama-3.2-1b';
   s.hardware.gpu = 'h100-sxm-80gb';
-  edit(s);
+  edit(s, s.instances[0]);
   return s;
 };
+const FAMILIES = { 'phi-3-mini-4k': 'phi3', 'vit-base-patch16-224': 'vit', 'cogvideox-5b': 'cogvideox', 'gpt2': 'gpt2' };
+const presetType = (id) => FAMILIES[id] || (id ? 'llama' : '');
 
-test('v1 defaults are frozen: share links store differences from them', () => {
-  assert.deepEqual(JSON.parse(JSON.stringify(DEFAULT_STATE)), JSON.parse(fixture('default-state-v1.json')),
-    'DEFAULT_STATE changed: old #v1 links would change meaning; bump SHARE_VERSION in web/share.js and read v1 links with the old defaults');
-  assert.ok(Object.isFrozen(DEFAULT_STATE.workload.lora));
+test('v1 and v2 defaults are frozen: share links store differences from them', () => {
+  assert.deepEqual(JSON.parse(JSON.stringify(DEFAULT_STATE_V1)), JSON.parse(fixture('default-state-v1.json')),
+    'DEFAULT_STATE_V1 changed: old #v1 links would change meaning');
+  assert.deepEqual(JSON.parse(JSON.stringify(DEFAULT_STATE)), JSON.parse(fixture('default-state-v2.json')),
+    'DEFAULT_STATE changed: #v2 links would change meaning; bump SHARE_VERSION in web/share.js and read v2 links with the old defaults');
+  assert.ok(Object.isFrozen(DEFAULT_STATE.instances[0].lora));
+  assert.ok(Object.isFrozen(DEFAULT_STATE_V1.workload.lora));
 });
 
-test('share links round-trip a setup and a pinned setup', async () => {
-  const s = setup((x) => {
+test('v1 links (written by the one-model page) open as the same plan', async () => {
+  // tests/web/fixtures/v1-links.json: links the v1 page wrote, with the plans it built from them
+  const cases = JSON.parse(fixture('v1-links.json'));
+  assert.ok(cases.length >= 8);
+  for (const c of cases) {
+    assert.match(c.link, /^v1\.[dj]\./);
+    const back = await decodeShare(`#${c.link}`);
+    assert.equal(back.version, 'v1');
+    assert.equal(back.state.instances.length, 1, c.name);
+    const info = { presetType: (id) => (id.startsWith('vit') ? 'vit' : '') };
+    assert.deepEqual(buildPlan(back.state, info), c.plan, c.name);
+    if (c.pinned_plan) assert.deepEqual(buildPlan(back.pinned, info), c.pinned_plan, `${c.name} (pinned)`);
+    else assert.equal(back.pinned, null);
+    // and written again as v2, it reads back the same
+    const again = await decodeShare(await encodeShare(back.state, back.pinned));
+    assert.equal(again.version, 'v2');
+    assert.deepEqual(again.state, back.state, c.name);
+  }
+});
+
+test('share links round-trip instances, placement and the parallel layout', async () => {
+  const s = setup((x, i0) => {
     x.workload.batch = 8;
-    x.workload.finetune = 'qlora';
-    x.workload.lora.targets = ['q_proj', 'v_proj'];
-    x.model.hf = fixture('hf-xss.json');
+    i0.finetune = 'qlora';
+    i0.lora.targets = ['q_proj', 'v_proj'];
+    i0.model.hf = fixture('hf-xss.json');
+    S.addInstance(x, 'reference');
+    x.instances[1].placement = 'gpu';
+    x.instances[1].device = 1;
+    S.addInstance(x, 'ema');
+    x.instances[2].name = 'ema copy';
+    x.hardware.count = 4;
+    x.hardware.cpu_ram_gib = 512;
+    Object.assign(x.parallel, { framework: 'deepspeed', dp: 2, tp: 2, zero: 3, offload_params: true, vpp: 2 });
+    x.name = 'a plan';
   });
   const p = setup((x) => { x.workload.mode = 'infer'; });
   const frag = await encodeShare(s, p);
-  assert.match(frag, /^v1\.[dj]\.[A-Za-z0-9_-]+$/);
+  assert.match(frag, /^v2\.[dj]\.[A-Za-z0-9_-]+$/);
   const back = await decodeShare(`#${frag}`);
+  assert.equal(back.version, 'v2');
   assert.deepEqual(back.state, s);
   assert.deepEqual(back.pinned, p);
+  assert.equal(back.state.instances[1].shares, 0, 'a reference beside a QLoRA policy runs through its weights');
   const plain = await encodeShare(setup());
   assert.ok(plain.length < 160, `default setup link is short (${plain.length})`);
   assert.equal((await decodeShare(plain)).pinned, null);
+  assert.deepEqual(pack(setup()), { instances: [{ model: { preset: 'llama-3.2-1b' } }], hardware: { gpu: 'h100-sxm-80gb' } });
 });
 
 test('bad links raise ShareError with a sentence', async () => {
   const good = await encodeShare(setup());
   const cases = {
-    'v1.d.AAAA': /damaged/,
+    'v2.d.AAAA': /damaged/,
     [`${good.slice(0, -6)}`]: /damaged/,
-    'v1.d.ab*cd': /damaged/,
-    'v1.j.e30': /not a setup/,
-    'v1.j.WzFd': /not a setup/,
-    'v1.q.abc': /encoding/,
-    'v2.d.abc': /different version.*v2/,
+    'v2.d.ab*cd': /damaged/,
+    'v1.d.AAAA': /damaged/,
+    'v2.j.e30': /not a setup/,
+    'v2.j.WzFd': /not a setup/,
+    'v2.q.abc': /encoding/,
+    'v3.d.abc': /different version.*v3.*v1 and v2/,
     'v10.j.e30': /different version/,
-    'hello': /not a vramplan share link/,
+    'hello': /not a vramplan share link.*#v2\./,
     '': /not a vramplan share link/,
-    [`v1.j.${'A'.repeat(300000)}`]: /too long/,
+    [`v2.j.${'A'.repeat(300000)}`]: /too long/,
   };
   for (const [frag, re] of Object.entries(cases)) {
     await assert.rejects(decodeShare(frag), (e) => e instanceof ShareError && re.test(e.message), frag.slice(0, 30));
@@ -65,30 +105,47 @@ test('bad links raise ShareError with a sentence', async () => {
 
 test('sanitize keeps the default shape whatever a link holds', () => {
   const s = sanitize(DEFAULT_STATE, {
-    model: { source: 42, preset: ['x'], custom: 'nope', extra: 1 },
-    hardware: { source: 'gpu-cloud', gpu: 'anything-goes-to-the-core' },
-    workload: { batch: { a: 1 }, seq: '2048', lora: { targets: ['q_proj', 3, null], r: Infinity }, grad_ckpt: 'yes' },
+    instances: [
+      { model: { source: 42, preset: ['x'], custom: 'nope', extra: 1 }, role: 'wizard', shares: 'abc', placement: 'moon' },
+      ...Array.from({ length: 20 }, () => ({ role: 'reference' })),
+    ],
+    hardware: { source: 'gpu-cloud', gpu: 'anything-goes-to-the-core', cpu_ram_gib: 64 },
+    workload: { batch: { a: 1 }, seq: '2048' },
+    parallel: { framework: 'jax', dp: 4, sp: 'yes', vpp: 2, zero: [3] },
+    name: 7,
     __proto__: { polluted: true },
   });
-  assert.equal(s.model.source, 'preset');
-  assert.equal(s.model.preset, '');
-  assert.deepEqual(s.model.custom, DEFAULT_STATE.model.custom);
-  assert.equal(s.model.extra, undefined);
+  const i0 = s.instances[0];
+  assert.equal(s.instances.length, 8, 'at most 8 instances');
+  assert.equal(i0.model.source, 'preset');
+  assert.equal(i0.model.preset, '');
+  assert.deepEqual(i0.model.custom, DEFAULT_INSTANCE.model.custom);
+  assert.equal(i0.model.extra, undefined);
+  assert.equal(i0.role, 'trained', 'an unknown role falls back to the default');
+  assert.equal(i0.placement, 'sharded');
+  assert.equal(s.instances[1].role, 'reference');
   assert.equal(s.workload.batch, DEFAULT_STATE.workload.batch);
   assert.equal(s.workload.seq, '2048');
-  assert.deepEqual(s.workload.lora.targets, ['q_proj']);
-  assert.equal(s.workload.lora.r, DEFAULT_STATE.workload.lora.r);
-  assert.equal(s.workload.grad_ckpt, false);
-  assert.equal(s.hardware.source, 'preset', 'an unknown choice falls back to the default');
+  assert.equal(s.hardware.source, 'preset');
   assert.equal(s.hardware.gpu, 'anything-goes-to-the-core', 'preset ids are the core\'s to check');
+  assert.equal(s.hardware.cpu_ram_gib, 64);
+  assert.equal(s.parallel.framework, 'torch');
+  assert.equal(s.parallel.dp, 4);
+  assert.equal(s.parallel.sp, false);
+  assert.equal(s.parallel.vpp, 2);
+  assert.equal(s.parallel.zero, 0);
+  assert.equal(s.name, '');
   assert.deepEqual(sanitize(DEFAULT_STATE, { hardware: null }).hardware, DEFAULT_STATE.hardware);
+  assert.deepEqual(sanitize(DEFAULT_STATE, { instances: [] }).instances, [DEFAULT_INSTANCE], 'never zero instances');
   assert.equal({}.polluted, undefined);
+  // a "shares" the form cannot show becomes "its own model"
+  assert.equal(S.normalizeState(s).instances[0].shares, -1);
 });
 
 test('diff holds only what changed', () => {
   assert.equal(diff(DEFAULT_STATE, structuredClone(DEFAULT_STATE)), undefined);
-  assert.deepEqual(diff(DEFAULT_STATE, setup((x) => { x.workload.batch = 2; })),
-    { model: { preset: 'llama-3.2-1b' }, workload: { batch: 2 }, hardware: { gpu: 'h100-sxm-80gb' } });
+  assert.deepEqual(pack(setup((x) => { x.workload.batch = 2; x.parallel.tp = 2; })),
+    { workload: { batch: 2 }, instances: [{ model: { preset: 'llama-3.2-1b' } }], hardware: { gpu: 'h100-sxm-80gb' }, parallel: { tp: 2 } });
 });
 
 test('the default setup is what HF Trainer does', () => {
@@ -104,50 +161,205 @@ test('the default setup is what HF Trainer does', () => {
   });
 });
 
-test('LoRA, QLoRA, inference, custom, probe and HF config plans', () => {
-  const lora = buildPlan(setup((s) => { s.workload.finetune = 'lora'; s.workload.grad_ckpt = true; s.workload.optimizer = 'adamw_8bit'; }));
+test('LoRA, QLoRA, adapters, inference, custom, probe and HF config plans', () => {
+  const lora = buildPlan(setup((s, i) => { i.finetune = 'lora'; i.grad_ckpt = true; i.optimizer = 'adamw_8bit'; }));
   assert.deepEqual(lora.instances[0].finetune, {
-    method: 'lora', lora: { r: 16, alpha: 32, dropout: 0.05, targets: DEFAULT_STATE.workload.lora.targets.slice() },
+    method: 'lora', lora: { r: 16, alpha: 32, dropout: 0.05, targets: DEFAULT_INSTANCE.lora.targets.slice() },
   });
   assert.deepEqual(lora.instances[0].optimizer, { name: 'adamw_8bit' });
   assert.deepEqual(lora.instances[0].grad_ckpt, { every: 1 });
   assert.equal(lora.instances[0].quant, undefined);
 
-  const q = buildPlan(setup((s) => { s.workload.finetune = 'qlora'; }));
+  const q = buildPlan(setup((s, i) => { i.finetune = 'qlora'; }));
   assert.equal(q.instances[0].quant, 'nf4');
   assert.equal(q.instances[0].double_quant, true);
+
+  const ad = buildPlan(setup((s, i) => { i.finetune = 'adapter'; i.adapter_dim = 32; i.quant = 'int8'; }));
+  assert.deepEqual(ad.instances[0].finetune, { method: 'adapter', adapter: { dim: 32 } });
+  assert.equal(ad.instances[0].quant, 'int8');
+  assert.equal(ad.instances[0].double_quant, undefined);
 
   const inf = buildPlan(setup((s) => { s.workload.mode = 'infer'; s.workload.prompt = '512'; s.workload.kv_dtype = 'fp8'; }));
   assert.deepEqual(inf.workload, { mode: 'infer', batch: 4, seq: 512, new_tokens: 256, kv_dtype: 'fp8' });
   assert.equal(inf.instances[0].precision, 'bf16');
   assert.equal(inf.instances[0].optimizer, undefined);
+  assert.equal(inf.instances[0].activations, undefined);
 
-  const c = buildPlan(setup((s) => { s.model.source = 'custom'; s.model.custom.hidden_size = ''; }));
-  assert.equal(c.instances[0].model.custom.hidden_size, null, 'an empty field goes to the core as null, which names it');
+  const c = buildPlan(setup((s, i) => { i.model.source = 'custom'; i.model.custom.hidden_size = ''; i.model.custom.head_dim = ''; }));
+  assert.equal(c.instances[0].model.custom.hidden_size, null, 'an empty required field goes to the core as null, which names it');
+  assert.equal('head_dim' in c.instances[0].model.custom, false, 'an empty optional field is left to the core');
+  assert.equal(c.instances[0].name, 'custom');
 
   const probeText = fixture('probe-h100.json');
   const pr = buildPlan(setup((s) => { s.hardware.source = 'probe'; s.hardware.probe = probeText; s.hardware.device = 1; }));
   assert.deepEqual(pr.hardware, { probe: JSON.parse(probeText), device: 1 });
 
-  const hf = buildPlan(setup((s) => { s.model.source = 'hf'; s.model.hf = fixture('hf-xss.json'); }));
+  const hf = buildPlan(setup((s, i) => { i.model.source = 'hf'; i.model.hf = fixture('hf-xss.json'); }));
   assert.equal(hf.instances[0].name, '<img src=x onerror=alert(1)>');
   assert.equal(hf.instances[0].model.hf_config.hidden_size, 2048);
 
-  const vit = buildPlan(setup(), { modelType: 'vit' });
+  const vit = buildPlan(setup((s, i) => { i.model.preset = 'vit-base-patch16-224'; }), { presetType });
   assert.equal(vit.workload.image_size, 224);
+  assert.equal(buildPlan(setup(), { presetType }).workload.image_size, undefined);
+});
+
+test('instances: roles, placement, shared weights and the parallel layout in the plan', () => {
+  const s = setup((x) => {
+    x.hardware.count = 2;
+    x.hardware.nodes = 2;
+    x.hardware.cpu_ram_gib = 1.5;
+    const r = S.addInstance(x, 'reference');
+    x.instances[r].placement = 'gpu';
+    x.instances[r].device = 1;
+    const t = S.addInstance(x, 'teacher');
+    x.instances[t].placement = 'stream';
+    x.instances[t].device = 0;
+    const e = S.addInstance(x, 'ema');
+    x.instances[e].placement = 'cpu';
+    x.instances[e].pinned = false;
+    const f = S.addInstance(x, 'functional_copy');
+    x.instances[f].passes = 5;
+    Object.assign(x.parallel, { framework: 'fsdp', dp: 2, fsdp: 'shard_grad_op', zero: 3, activation_offload: true });
+  });
+  const plan = buildPlan(s);
+  assert.deepEqual(plan.instances.map((i) => i.name), ['llama-3.2-1b', 'reference', 'teacher', 'ema', 'functional_copy']);
+  const [, ref, teacher, ema, fc] = plan.instances;
+  assert.deepEqual(ref, {
+    name: 'reference', role: 'reference', model: { preset: 'llama-3.2-1b' }, precision: 'bf16',
+    attn: 'sdpa', logprobs_fp32: true, placement: { device: 1 },
+  });
+  assert.deepEqual(teacher.placement, { device: 'cpu', pinned: true, stream_to: 0 });
+  assert.equal(ema.precision, 'fp32');
+  assert.equal(ema.activations, undefined, 'ema: the core\'s default (none) is left out');
+  assert.deepEqual(ema.placement, { device: 'cpu' });
+  assert.equal(fc.activations, 'keep_graph');
+  assert.equal(fc.passes, 5);
+  assert.deepEqual(plan.hardware, { gpu: 'h100-sxm-80gb', count: 2, nodes: 2, cpu_ram_bytes: 1.5 * 2 ** 30 });
+  assert.deepEqual(plan.parallel, { dp: 2, framework: 'fsdp', fsdp: 'shard_grad_op', activation_offload: true },
+    'zero is a DeepSpeed setting: not sent with FSDP');
+
+  // shares_weights_with by name; removing the target gives the sharer its own copy
+  const lora = setup((x, i0) => { i0.finetune = 'lora'; i0.name = 'policy'; S.addInstance(x, 'reference'); });
+  assert.equal(buildPlan(lora).instances[1].shares_weights_with, 'policy');
+  assert.equal(buildPlan(lora).instances[1].model, undefined);
+  S.removeInstance(lora, 0);
+  assert.equal(lora.instances[0].shares, -1);
+  assert.deepEqual(buildPlan(lora).instances[0].model, { preset: 'llama-3.2-1b' });
+
+  // two models with the same typed name: an InputError on the second one's name
+  const dup = setup((x, i0) => { i0.name = 'a'; S.addInstance(x, 'reference'); x.instances[1].name = 'a'; });
+  assert.throws(() => buildPlan(dup), (e) => e instanceof InputError && e.field === 'instance-name' && e.instance === 1);
+  // automatic names never collide with typed ones
+  const auto = setup((x, i0) => { i0.name = 'reference'; S.addInstance(x, 'reference'); });
+  assert.deepEqual(S.instanceNames(auto), ['reference', 'reference-2']);
+});
+
+test('add, duplicate and remove instances; role defaults', () => {
+  const s = setup();
+  assert.equal(S.addInstance(s, 'teacher'), 1);
+  const t = s.instances[1];
+  assert.equal(t.finetune, 'frozen');
+  assert.equal(t.activations, 'no_grad');
+  assert.equal(t.precision, 'bf16');
+  assert.equal(t.logprobs_fp32, true);
+  assert.equal(S.addInstance(s, 'ema'), 2);
+  assert.equal(s.instances[2].activations, 'none');
+  assert.equal(S.addInstance(s, 'critic'), 3);
+  assert.equal(s.instances[3].finetune, 'full');
+  assert.equal(s.instances[3].activations, 'train');
+  s.instances[1].name = 'big teacher';
+  assert.equal(S.duplicateInstance(s, 1), 4);
+  assert.equal(s.instances[4].name, 'big teacher-2');
+  for (let k = 5; k < 8; k++) assert.equal(S.addInstance(s, 'reward'), k);
+  assert.equal(S.addInstance(s, 'reward'), -1, 'at most 8');
+  assert.equal(S.duplicateInstance(s, 0), -1);
+  while (s.instances.length > 1) assert.ok(S.removeInstance(s, s.instances.length - 1));
+  assert.equal(S.removeInstance(s, 0), false, 'the last instance stays');
+  S.setRole(s.instances[0], 'reward');
+  assert.equal(s.instances[0].finetune, 'frozen');
+});
+
+test('plan files → setup: what the form cannot hold is named', () => {
+  const ok = S.planToState({
+    schema: 'vramplan/plan@1', name: 'x',
+    workload: { batch: 2, seq: 256, dec_seq: 64 },
+    instances: [
+      { model: { preset: 'phi-3-mini-4k' }, finetune: { method: 'lora', lora: { r: 8 }, freeze: ['embeddings'] } },
+      { name: 'ref', role: 'reference', shares_weights_with: 'trained', placement: { device: 'cpu', stream_to: 1 } },
+    ],
+    hardware: { gpu: 'a100-sxm-80gb', count: 2, capacity_bytes: 1e10 },
+    parallel: { zero: 2 },
+  }, presetType);
+  assert.deepEqual(ok.invalid, []);
+  assert.deepEqual(ok.dropped, ['workload.dec_seq', 'instances[0].finetune.freeze', 'hardware.capacity_bytes']);
+  const [a, b] = ok.state.instances;
+  assert.equal(a.name, 'trained', 'the core names an unnamed instance after its role');
+  assert.equal(a.lora.alpha, 16, 'alpha defaults to 2r, as in the core');
+  assert.deepEqual(a.lora.targets, ['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
+  assert.equal(b.shares, 0);
+  assert.equal(b.placement, 'stream');
+  assert.equal(b.device, 1);
+  assert.equal(ok.state.parallel.framework, 'deepspeed', '"zero" alone means DeepSpeed');
+
+  const bad = S.planToState({
+    schema: 'vramplan/plan@1', workload: { batch: 1, seq: 8, turbo: true },
+    instances: [{ model: { preset: 'gpt2' }, precision: 'fp9', shares_weights_with: 'nobody' }],
+  });
+  assert.deepEqual(bad.invalid.sort(), ['instances[0].precision', 'instances[0].shares_weights_with', 'workload.turbo']);
+
+  for (const [plan, re] of [
+    [[1, 2], /JSON object/],
+    [{ schema: 'vramplan/gpu-probe@1' }, /gpu-probe@1.*not a vramplan plan/],
+    [{ workload: {} }, /no "schema"/],
+    [{ schema: 'vramplan/plan@1', instances: [] }, /no "instances"/],
+    [{ schema: 'vramplan/plan@1', instances: Array(9).fill({}) }, /at most 8/],
+  ]) {
+    assert.throws(() => S.planToState(plan), (e) => e instanceof S.PlanFileError && re.test(e.message));
+  }
+});
+
+test('suggestions become form changes ("combined" applies each of its ids)', () => {
+  const s = setup((x) => { S.addInstance(x, 'reference'); x.hardware.count = 2; });
+  const r = S.applySuggestion(s, { id: 'combined', ids: ['adamw_8bit', 'grad_ckpt', 'frozen_to_gpu1', 'halve_batch'] }, { gpuCount: 2 });
+  assert.deepEqual(r.applied, ['adamw_8bit', 'grad_ckpt', 'frozen_to_gpu1', 'halve_batch']);
+  assert.equal(r.state.instances[0].optimizer, 'adamw_8bit');
+  assert.equal(r.state.instances[0].grad_ckpt, true);
+  assert.equal(r.state.instances[1].grad_ckpt, false, 'only trained instances checkpoint');
+  assert.equal(r.state.instances[1].placement, 'gpu');
+  assert.equal(r.state.instances[1].device, 1);
+  assert.equal(r.state.workload.batch, 2);
+  assert.equal(r.state.workload.grad_accum, 2);
+  assert.equal(s.instances[0].optimizer, 'adamw/foreach', 'the setup given is not changed');
+  const pre = S.applySuggestion(s, { id: 'precompute_reference' });
+  assert.equal(pre.state.instances.length, 1);
+  const off = S.applySuggestion(s, { id: 'offload_optimizer' });
+  assert.deepEqual([off.state.parallel.offload_optimizer, off.state.parallel.framework, off.state.parallel.zero], [true, 'deepspeed', 2]);
+  const fsdp = S.applySuggestion(s, { id: 'shard_fsdp' }, { gpuCount: 2 });
+  assert.deepEqual([fsdp.state.parallel.dp, fsdp.state.parallel.framework, fsdp.state.parallel.fsdp], [2, 'fsdp', 'full_shard']);
+  assert.deepEqual(S.applySuggestion(s, { id: 'no_such_remedy' }).skipped, ['no_such_remedy']);
+  assert.equal(S.canApply({ id: 'no_such_remedy' }), false);
+  assert.equal(S.canApply({ id: 'combined', ids: ['lora', 'qlora'] }), true);
+  assert.equal(S.canApply({ id: 'combined' }), false);
+  for (const id of ['grad_ckpt', 'halve_batch', 'micro_batch_1', 'precompute_reference', 'frozen_to_cpu', 'frozen_to_gpu1',
+    'adamw_8bit', 'adamw_fused', 'lora', 'qlora', 'pure_bf16', 'shard_fsdp', 'offload_optimizer', 'halve_seq']) {
+    assert.ok(S.SUGGESTION_IDS.includes(id), id);
+  }
 });
 
 test('text that is not JSON is an InputError naming its field', () => {
   const cases = [
-    [(s) => { s.model.source = 'hf'; s.model.hf = '{"model_type":'; }, 'hf-config', /not valid JSON/],
-    [(s) => { s.model.source = 'hf'; s.model.hf = '[1,2]'; }, 'hf-config', /object/],
-    [(s) => { s.model.source = 'hf'; s.model.hf = '  '; }, 'hf-config', /Paste/],
+    [(s, i) => { i.model.source = 'hf'; i.model.hf = '{"model_type":'; }, 'hf-config', /not valid JSON/],
+    [(s, i) => { i.model.source = 'hf'; i.model.hf = '[1,2]'; }, 'hf-config', /object/],
+    [(s, i) => { i.model.source = 'hf'; i.model.hf = '  '; }, 'hf-config', /Paste/],
     [(s) => { s.hardware.source = 'probe'; s.hardware.probe = 'nvidia-smi output'; }, 'probe-text', /not valid JSON/],
-    [(s) => { s.model.preset = ''; }, 'preset-search', /Pick a model/],
+    [(s, i) => { i.model.preset = ''; }, 'preset-search', /Pick a model/],
+    [(s) => { s.hardware.cpu_ram_gib = 'lots'; }, 'cpu-ram', /GiB/],
   ];
   for (const [edit, field, re] of cases) {
     assert.throws(() => buildPlan(setup(edit)), (e) => e instanceof InputError && e.field === field && re.test(e.message));
   }
+  const second = setup((s) => { S.addInstance(s, 'teacher'); s.instances[1].model.source = 'hf'; s.instances[1].model.hf = '{'; });
+  assert.throws(() => buildPlan(second), (e) => e instanceof InputError && e.field === 'hf-config' && e.instance === 1);
 });
 
 test('names are cut on whole characters within the core limit', () => {

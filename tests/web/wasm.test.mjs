@@ -206,3 +206,27 @@ test('example and fixture plans: WASM output is byte-identical to the CLI', (t) 
   assertAllSame(named);
   t.diagnostic(`${n} example plans and ${extra.length} extra plans identical`);
 });
+
+test('every examples/*.json plan: WASM and `vramplan estimate --plan FILE --json` print the same bytes', (t) => {
+  if (!haveCli) return t.skip(`native CLI not built at ${path.relative(ROOT, CLI)}`);
+  const dir = path.join(ROOT, 'examples');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  assert.ok(files.length >= 9, `examples/ holds the example plans (${files.length})`);
+  const diffs = [];
+  for (const f of files) {
+    const file = path.join(dir, f);
+    const text = readFileSync(file, 'utf8');
+    // the CLI reads the file itself (not a copy)
+    const cli = execFileSync(CLI, ['estimate', '--plan', file, '--json'], { encoding: 'utf8' }).replace(/\n$/, '');
+    const wasm = core.estimate(text, cli.includes('\n'));
+    if (wasm !== cli) diffs.push(f);
+    assert.ok(!JSON.parse(wasm).error, `${f} is a valid plan`);
+    // and the site serves the same file for "Load example"
+    const served = path.join(SITE, 'examples', f);
+    if (existsSync(served)) assert.equal(readFileSync(served, 'utf8'), text, `dist/site/examples/${f} is examples/${f}`);
+  }
+  assert.deepEqual(diffs, [], `WASM differs from the CLI for: ${diffs.join(', ')}`);
+  const index = JSON.parse(readFileSync(path.join(SITE, 'examples', 'index.json'), 'utf8'));
+  assert.deepEqual(index.map((x) => x.file), files, 'the site\'s example index lists every example');
+  t.diagnostic(`${files.length} examples byte-identical`);
+});

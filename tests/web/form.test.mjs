@@ -1,0 +1,90 @@
+// form.test.mjs: the page's setup ↔ plan mapping against the WebAssembly core, in Node.
+//
+//   * every examples/*.json plan, read into the form (setup.js planToState) and built back
+//     (plan.js buildPlan), estimates byte-identically to the file itself: the form holds it all
+//   * every suggestion the core makes for those plans (and a few more), applied to the form
+//     (setup.js applySuggestion), estimates to exactly the peak the core quoted for it
+//
+//   node --test tests/web/form.test.mjs      (after web/build.sh)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { planToState, applySuggestion, canApply, suggestionIds } from '../../web/setup.js';
+import { buildPlan } from '../../web/plan.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SITE = path.join(ROOT, 'dist/site');
+const { loadCore } = await import(pathToFileURL(path.join(SITE, 'vramplan-core.js')).href);
+const core = await loadCore({ wasmBinary: readFileSync(path.join(SITE, 'vramplan.wasm')) });
+const bundle = JSON.parse(core.presets());
+const families = new Map(bundle.models.map((m) => [m.id, m.family ?? m.config?.model_type ?? '']));
+const presetType = (id) => families.get(id) || '';
+
+const examples = readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json')).sort()
+  .map((f) => [f, readFileSync(path.join(ROOT, 'examples', f), 'utf8')]);
+
+// plans that make the core suggest what the examples do not: several GPUs, inference,
+// a reference sharing the policy's weights, non-decoders, a layout that shards nothing
+const plan = (workload, instances, hardware) => JSON.stringify({ schema: 'vramplan/plan@1', workload, instances, hardware });
+const more = [
+  ['dpo-two-gpus', plan({ batch: 4, seq: 1024 }, [{ name: 'policy', model: { preset: 'llama-3.1-8b' } },
+    { name: 'reference', role: 'reference', model: { preset: 'llama-3.1-8b' }, precision: 'bf16' }], { gpu: 'a100-sxm-40gb', count: 2 })],
+  ['lora-shared-reference', plan({ batch: 16, seq: 4096 }, [
+    { name: 'policy', model: { preset: 'llama-3.1-8b' }, finetune: { method: 'lora' }, precision: 'bf16' },
+    { name: 'ref', role: 'reference', shares_weights_with: 'policy', precision: 'bf16' },
+    { name: 'teacher', role: 'teacher', model: { preset: 'qwen2.5-7b' }, placement: { device: 0 } }], { gpu: 'rtx-4090', count: 2 })],
+  ['inference-70b', plan({ mode: 'infer', batch: 64, seq: 8192, new_tokens: 512 }, [{ model: { preset: 'llama-3.1-70b' } }], { gpu: 'a100-sxm-80gb', count: 2 })],
+  ['fp32-8-gpus', plan({ batch: 8, seq: 4096 }, [{ model: { preset: 'llama-3.1-8b' }, precision: 'fp32' }], { gpu: 'a100-sxm-40gb', count: 8 })],
+  ['vit', plan({ batch: 4096, seq: 1 }, [{ model: { preset: 'vit-large-patch16-224' } }], { gpu: 't4' })],
+  ['t5-amp-fp16', plan({ batch: 64, seq: 512 }, [{ model: { preset: 't5-large' }, precision: 'amp_fp16' }], { gpu: 'v100-16gb' })],
+];
+
+/** The GPU with the least headroom (the one suggestions are measured on). */
+function tightest(est) {
+  let worst = null;
+  for (const d of est.devices) if (d.index >= 0 && (!worst || d.headroom_bytes < worst.headroom_bytes)) worst = d;
+  return worst;
+}
+
+test('every example plan survives the form byte for byte', (t) => {
+  assert.ok(examples.length >= 9, 'examples/ holds the example plans');
+  for (const [file, text] of examples) {
+    const { state, dropped, invalid } = planToState(JSON.parse(text), presetType);
+    assert.deepEqual(invalid, [], `${file}: the form holds every value`);
+    assert.deepEqual(dropped, [], `${file}: the form has a control for every field`);
+    const rebuilt = JSON.stringify(buildPlan(state, { presetType }));
+    assert.equal(core.estimate(rebuilt), core.estimate(text), `${file}: the form's plan estimates as the file does`);
+  }
+  t.diagnostic(`${examples.length} examples`);
+});
+
+test('"Apply" on each suggestion gives the estimate the core quoted for it', (t) => {
+  let n = 0;
+  const seen = new Set();
+  for (const [name, text] of [...examples, ...more]) {
+    const est = JSON.parse(core.estimate(text));
+    assert.ok(!est.error, `${name}: ${JSON.stringify(est.error)}`);
+    const { state } = planToState(JSON.parse(text), presetType);
+    for (const s of est.suggestions || []) {
+      assert.ok(canApply(s), `${name}: the page can apply ${s.id}`);
+      const gpuCount = state.hardware.count;
+      const r = applySuggestion(state, s, { presetType, gpuCount });
+      assert.deepEqual(r.skipped, [], `${name}: ${s.id} changes the form`);
+      assert.deepEqual(r.applied, suggestionIds(s));
+      const after = JSON.parse(core.estimate(JSON.stringify(buildPlan(r.state, { presetType }))));
+      assert.ok(!after.error, `${name}: ${s.id}: ${JSON.stringify(after.error)}`);
+      assert.equal(tightest(after).peak_reserved_bytes, s.peak_reserved_bytes, `${name}: ${s.id} (${s.change})`);
+      assert.equal(after.fits, s.fits, `${name}: ${s.id} fits as quoted`);
+      n++;
+      for (const id of suggestionIds(s)) seen.add(id);
+      if (s.id === 'combined') seen.add('combined');
+    }
+  }
+  t.diagnostic(`${n} suggestions applied; ids seen: ${[...seen].sort().join(' ')}`);
+  for (const id of ['combined', 'grad_ckpt', 'lora', 'adamw_8bit', 'precompute_reference', 'frozen_to_cpu', 'frozen_to_gpu1',
+    'offload_optimizer', 'shard_fsdp', 'halve_batch', 'micro_batch_1', 'halve_seq', 'pure_bf16', 'adamw_fused', 'qlora']) {
+    assert.ok(seen.has(id), `the plans above exercise ${id}`);
+  }
+});
