@@ -62,7 +62,8 @@ void vp_plan_free(vp_plan *plan);
 /* ---- estimates ----------------------------------------------------------------------- */
 #define VP_MAX_COMPONENTS 48
 #define VP_MAX_PHASES 8
-#define VP_MAX_DEVICES 16
+#define VP_MAX_GPUS 16     /* GPUs per node that an estimate lists */
+#define VP_MAX_DEVICES 18  /* the node's GPUs, the last pipeline stage on another node, CPU RAM */
 #define VP_MAX_INSTANCES 8
 #define VP_MAX_WARNINGS 8
 

@@ -1,4 +1,5 @@
 /* estimate.c: a plan -> per-device peaks, breakdowns and a fit verdict. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,9 @@ static int on_gpu(const vp_plan *plan, const vp_instance *in, int64_t rank) {
 }
 
 static void fill_device(const vp_plan *plan, int64_t rank, vp_device *d, vp_estimate *e) {
-    vp_inst_calc *cs = calloc(VP_MAX_INSTANCES, sizeof *cs);
-    vp_moments *ms = malloc(sizeof *ms);
+    vp_inst_calc *cs = malloc(VP_MAX_INSTANCES * sizeof *cs);
+    vp_sink *ms = malloc(sizeof *ms);
+    memset(d, 0, offsetof(vp_device, components));
     if (!cs || !ms) {
         free(cs);
         free(ms);
@@ -43,30 +45,15 @@ static void fill_device(const vp_plan *plan, int64_t rank, vp_device *d, vp_esti
     int n = 0;
     for (int i = 0; i < plan->n_instances; i++)
         if (on_gpu(plan, &plan->inst[i], rank)) vp_inst_calc_init(plan, &plan->inst[i], rank, &cs[n++]);
+    vp_sink_init(ms);
     if (plan->mode == VP_MODE_TRAIN)
         vp_timeline_train(plan, cs, n, ms);
     else
         vp_timeline_infer(plan, cs, n, ms);
-    int best = 0;
-    int64_t best_total = -1;
-    d->n_phases = 0;
-    for (int i = 0; i < ms->n; i++) {
-        int64_t t = vp_moment_total(&ms->m[i]);
-        if (t > best_total) {
-            best_total = t;
-            best = i;
-        }
-        int p = -1;
-        for (int k = 0; k < d->n_phases; k++)
-            if (!strcmp(d->phases[k].name, ms->m[i].phase)) p = k;
-        if (p < 0 && d->n_phases < VP_MAX_PHASES) {
-            p = d->n_phases++;
-            vp_strlcpy(d->phases[p].name, ms->m[i].phase, sizeof d->phases[p].name);
-            d->phases[p].alloc_bytes = 0;
-        }
-        if (p >= 0 && (uint64_t)t > d->phases[p].alloc_bytes) d->phases[p].alloc_bytes = (uint64_t)t;
-    }
-    const vp_moment *pk = &ms->m[best];
+    int64_t best_total = ms->best_total;
+    d->n_phases = ms->n_phases;
+    memcpy(d->phases, ms->phases, sizeof(vp_phase) * (size_t)ms->n_phases);
+    const vp_moment *pk = &ms->best;
     d->n_components = pk->n;
     memcpy(d->components, pk->c, sizeof(vp_component) * (size_t)pk->n);
     qsort(d->components, (size_t)d->n_components, sizeof(vp_component), cmp_comp);
@@ -198,22 +185,29 @@ vp_status vp_estimate_plan(const vp_plan *plan, vp_estimate *e, vp_error *err) {
 vp_status vp_estimate_core(const vp_plan *plan, vp_estimate *e, vp_error *err) {
     vp_error_clear(err);
     if (!plan || !e) return vp_fail(err, VP_ERR_FIELD, "", "no plan");
-    memset(e, 0, sizeof *e);
+    /* the struct is ~300 KB: reset the counts, not every byte (each device header is cleared when
+     * it is filled, and only n_components entries are ever read) */
+    e->fits = 0;
+    e->summary[0] = '\0';
+    e->n_instances = e->n_devices = e->n_warnings = e->n_suggestions = 0;
+    memset(e->instances, 0, sizeof e->instances);
     int any_cpu = 0;
     for (int i = 0; i < plan->n_warnings; i++) add_warning(e, plan->warnings[i]);
     for (int i = 0; i < plan->n_instances; i++) {
         const vp_instance *in = &plan->inst[i];
-        vp_inst_calc c;
-        vp_inst_calc_init(plan, in, 0, &c);
+        vp_weights w;
+        vp_weights_compute(in, &w);
         vp_instance_info *info = &e->instances[e->n_instances++];
         vp_strlcpy(info->name, in->name, sizeof info->name);
         vp_strlcpy(info->role, vp_role_names[in->role], sizeof info->role);
         vp_strlcpy(info->model_type, in->arch.model_type, sizeof info->model_type);
         info->params_total = (uint64_t)in->pc.total;
-        info->params_trainable = (uint64_t)c.w.trainable;
+        info->params_trainable = (uint64_t)w.trainable;
         if (in->precision == VP_PREC_FP8 && !plan->gpu.fp8 && plan->gpu.memory_bytes)
             add_warning(e, "fp8 was asked for, but this GPU has no fp8 tensor cores (compute capability < 8.9).");
-        if (c.a.attn_kernel && !strcmp(c.a.attn_kernel, "math") && plan->mode == VP_MODE_TRAIN)
+        int math_kernel = in->precision == VP_PREC_FP32 && in->attn != VP_ATTN_EAGER && in->arch.kv_heads != in->arch.heads &&
+                          in->arch.kind == VP_KIND_DECODER;
+        if (math_kernel && plan->mode == VP_MODE_TRAIN && !plan->quiet)
             add_warning(e, "fp32 attention with grouped KV heads falls back to PyTorch's math SDPA kernel, which stores the "
                            "full s×s probabilities; bf16 autocast would use flash attention.");
         if (in->device < 0 || (in->sharded && (plan->par.offload_optimizer || plan->par.offload_params))) any_cpu = 1;
@@ -221,7 +215,7 @@ vp_status vp_estimate_core(const vp_plan *plan, vp_estimate *e, vp_error *err) {
     e->fits = 1;
     int64_t world = world_size(plan);
     int64_t local = plan->gpu_count;
-    for (int64_t g = 0; g < local && e->n_devices < VP_MAX_DEVICES - 2; g++) {
+    for (int64_t g = 0; g < local && g < VP_MAX_GPUS; g++) {
         int used = g == 0;
         for (int i = 0; i < plan->n_instances; i++) used |= on_gpu(plan, &plan->inst[i], g);
         if (!used) continue;

@@ -62,7 +62,7 @@ vp_status vp_gpu_from_probe(const cJSON *probe, const char *p, int device, vp_gp
     int n = cJSON_GetArraySize(devs);
     if (n_devices) *n_devices = n;
     if (device < 0 || device >= n)
-        return vp_fail(err, VP_ERR_RANGE, path, "the probe file has %d GPU(s); device %d does not exist", n, device);
+        return vp_fail(err, VP_ERR_RANGE, "hardware.device", "hardware.device = %d, but the probe file has %d GPU(s)", device, n);
     char dpath[128];
     vp_path_index(dpath, sizeof dpath, path, device);
     const cJSON *d = cJSON_GetArrayItem(devs, device);
@@ -87,8 +87,10 @@ vp_status vp_gpu_from_probe(const cJSON *probe, const char *p, int device, vp_gp
     if ((st = vp_json_opt_num(d, dpath, "peak_bandwidth_gbs", 0, 1e6, &g->bandwidth_gbs, err))) return st;
     const cJSON *sup = cJSON_GetObjectItemCaseSensitive(d, "supports");
     if (cJSON_IsObject(sup)) {
-        if ((st = vp_json_opt_bool(sup, dpath, "bf16", &g->bf16, err))) return st;
-        if ((st = vp_json_opt_bool(sup, dpath, "fp8", &g->fp8, err))) return st;
+        char spath[160];
+        vp_path_key(spath, sizeof spath, dpath, "supports");
+        if ((st = vp_json_opt_bool(sup, spath, "bf16", &g->bf16, err))) return st;
+        if ((st = vp_json_opt_bool(sup, spath, "fp8", &g->fp8, err))) return st;
     }
     const cJSON *host = cJSON_GetObjectItemCaseSensitive(probe, "host");
     if (cJSON_IsObject(host)) {

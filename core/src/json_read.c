@@ -168,7 +168,7 @@ void vp_fmt_bytes(char *dst, size_t n, double b) {
 }
 
 int64_t vp_mul_sat(int64_t a, int64_t b) {
-    if (a <= 0 || b <= 0) return (a == 0 || b == 0) ? 0 : a * b; /* sizes are non-negative */
+    if (a <= 0 || b <= 0) return 0; /* sizes are non-negative */
     if (a > INT64_MAX / b) return INT64_MAX;
     return a * b;
 }

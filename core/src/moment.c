@@ -7,8 +7,17 @@
 #include "util.h"
 
 void vp_moment_init(vp_moment *m, const char *phase) {
-    memset(m, 0, sizeof *m);
+    m->n = 0;
+    m->quiet = 0;
     vp_strlcpy(m->phase, phase, sizeof m->phase);
+}
+
+void vp_moment_copy(vp_moment *dst, const vp_moment *src) {
+    if (dst == src) return;
+    memcpy(dst->phase, src->phase, sizeof dst->phase);
+    dst->n = src->n;
+    dst->quiet = src->quiet;
+    memcpy(dst->c, src->c, sizeof(vp_component) * (size_t)src->n);
 }
 
 static vp_component *find_or_add(vp_moment *m, const vp_owner *o, const char *id, int *fresh) {
@@ -35,7 +44,10 @@ void vp_moment_add(vp_moment *m, const vp_owner *o, const char *id, const char *
     vp_component *c = find_or_add(m, o, id, &fresh);
     if (!c) return;
     c->bytes += (uint64_t)bytes;
-    if (fresh) {
+    if (fresh && m->quiet) {
+        vp_strlcpy(c->label, label, sizeof c->label);
+        c->explain[0] = '\0';
+    } else if (fresh) {
         vp_strlcpy(c->label, label, sizeof c->label);
         va_list ap;
         va_start(ap, fmt);

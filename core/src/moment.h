@@ -9,6 +9,7 @@
 
 typedef struct {
     char phase[24];
+    int quiet; /* skip formatting the explanations (numbers only) */
     int n;
     vp_component c[VP_MAX_COMPONENTS];
 } vp_moment;
@@ -19,6 +20,8 @@ typedef struct {
 } vp_owner;
 
 void vp_moment_init(vp_moment *m, const char *phase);
+/* dst = src (copies only the components in use). */
+void vp_moment_copy(vp_moment *dst, const vp_moment *src);
 /* Add bytes under (id, owner); merges with an existing entry of the same id and owner. The
  * explanation of the first addition is kept. bytes <= 0 adds nothing. */
 void vp_moment_add(vp_moment *m, const vp_owner *o, const char *id, const char *label, int64_t bytes,

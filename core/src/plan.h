@@ -100,6 +100,7 @@ typedef struct vp_plan {
     vp_parallel par;
     int n_warnings;
     char warnings[4][200];   /* explained warnings found while validating */
+    int quiet;               /* numbers only, no explanation strings (re-estimates behind suggestions) */
 } vp_plan;
 
 #endif

@@ -264,7 +264,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
         } else if (dev) {
             int64_t d = 0;
             if (!cJSON_IsNumber(dev)) return vp_fail(err, VP_ERR_FIELD, dp, "%s must be a GPU index or \"cpu\"", dp);
-            if ((st = vp_json_opt_int(pl, path, "device", 0, VP_MAX_DEVICES - 1, &d, err))) return st;
+            if ((st = vp_json_opt_int(pl, path, "device", 0, VP_MAX_GPUS - 1, &d, err))) return st;
             in->device = (int)d;
             in->sharded = 0;
         }
@@ -274,7 +274,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
         if (sh && dev) return vp_fail(err, VP_ERR_FIELD, path, "%s: give either a device or sharded, not both", path);
         in->sharded = sh;
         int64_t stream = -1;
-        if ((st = vp_json_opt_int(pl, path, "stream_to", 0, VP_MAX_DEVICES - 1, &stream, err))) return st;
+        if ((st = vp_json_opt_int(pl, path, "stream_to", 0, VP_MAX_GPUS - 1, &stream, err))) return st;
         if (stream >= 0) {
             if (in->device >= 0) {
                 char sp[128];
@@ -324,7 +324,7 @@ static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan 
         if ((st = vp_json_only_keys(h, p, keys, err))) return st;
         gpu_id = cJSON_GetObjectItemCaseSensitive(h, "gpu");
         probe = cJSON_GetObjectItemCaseSensitive(h, "probe");
-        if ((st = vp_json_opt_int(h, p, "count", 1, VP_MAX_DEVICES, &plan->gpu_count, err))) return st;
+        if ((st = vp_json_opt_int(h, p, "count", 1, VP_MAX_GPUS, &plan->gpu_count, err))) return st;
         if ((st = vp_json_opt_int(h, p, "device", 0, 1024, &dev, err))) return st;
         if ((st = vp_json_opt_int(h, p, "capacity_bytes", 1, (int64_t)1 << 44, &cap, err))) return st;
         if ((st = vp_json_opt_int(h, p, "nodes", 1, 100000, &plan->nodes, err))) return st;
@@ -336,7 +336,7 @@ static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan 
         int n = 0;
         if ((st = vp_gpu_from_probe(probe, "hardware.probe", (int)dev, &plan->gpu, &n, err))) return st;
         /* a probe file describes the node: its GPU count is the node's unless the plan says otherwise */
-        if (!cJSON_GetObjectItemCaseSensitive(h, "count")) plan->gpu_count = n;
+        if (!cJSON_GetObjectItemCaseSensitive(h, "count")) plan->gpu_count = n < VP_MAX_GPUS ? n : VP_MAX_GPUS;
         else if (plan->gpu_count > n) {
             char msg[160];
             snprintf(msg, sizeof msg, "hardware.count = %lld, but the probe file lists %d GPU(s); planning with the probed GPU's memory for all",
@@ -363,6 +363,32 @@ static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan 
         plan->gpu.memory_bytes = (uint64_t)cap;
         plan->gpu.free_bytes = 0;
         if (!plan->gpu.name[0]) vp_strlcpy(plan->gpu.name, "custom GPU", sizeof plan->gpu.name);
+    }
+    return VP_OK;
+}
+
+/* Sizes can each be in range while their products are absurd (2^20 sequences of 2^24 tokens). Refuse
+ * workloads whose tokens or bytes no machine could hold, so every later product stays far inside
+ * int64 (bounds computed in floating point). */
+static vp_status check_magnitudes(const vp_plan *plan, vp_error *err) {
+    double tok = (double)plan->batch * ((double)plan->seq + (double)plan->new_tokens + (double)plan->dec_seq);
+    if (tok > 4294967296.0)
+        return vp_fail(err, VP_ERR_RANGE, "workload.batch",
+                       "workload.batch × (seq + new_tokens) = %.3g tokens per step; at most 2^32 are planned", tok);
+    for (int i = 0; i < plan->n_instances; i++) {
+        const vp_arch *a = &plan->inst[i].arch;
+        double img = plan->image_size ? (double)plan->image_size : (double)a->image_size;
+        double patches = a->patch_size ? (img / (double)a->patch_size) * (img / (double)a->patch_size) + 1.0 : 0.0;
+        double t = tok + (double)plan->batch * patches;
+        double h = (double)a->hidden, f = (double)(a->inter > a->expert_inter ? a->inter : a->expert_inter);
+        double per_tok = 64.0 * h + 16.0 * f * (double)(a->experts_per_tok > 0 ? a->experts_per_tok : 1) +
+                         16.0 * (double)a->heads * ((double)plan->seq + (double)plan->new_tokens + (double)plan->dec_seq + patches);
+        double bytes = t * per_tok * (double)(a->layers + a->dec_layers) + 16.0 * t * (double)(a->vocab + a->labels) +
+                       32.0 * (double)plan->inst[i].pc.total;
+        if (bytes > 2.3e18)
+            return vp_fail(err, VP_ERR_RANGE, "workload.seq",
+                           "workload: %.3g tokens through instance \"%.40s\" would need about %.3g bytes; not a plannable job", t,
+                           plan->inst[i].name, bytes);
     }
     return VP_OK;
 }
@@ -468,9 +494,9 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
         vp_fail(err, VP_ERR_JSON, "", "no plan given");
         return NULL;
     }
-    cJSON *root = cJSON_Parse(json);
+    cJSON *root = cJSON_ParseWithOpts(json, NULL, 1); /* 1: nothing may follow the plan */
     if (!root) {
-        vp_fail(err, VP_ERR_JSON, "", "the plan is not valid JSON");
+        vp_fail(err, VP_ERR_JSON, "", "the plan is not valid JSON (or has text after its closing brace)");
         return NULL;
     }
     vp_plan *plan = calloc(1, sizeof *plan);
@@ -539,7 +565,7 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
         char ip[64];
         vp_path_index(ip, sizeof ip, "instances", i);
         if ((st = vp_count_params(&plan->inst[i].arch, &plan->inst[i].pc, err))) {
-            vp_strlcpy(err->path, ip, sizeof err->path);
+            snprintf(err->path, sizeof err->path, "%s.model", ip);
             goto done;
         }
     }
@@ -553,6 +579,7 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
             goto done;
         }
     }
+    if ((st = check_magnitudes(plan, err))) goto done;
     if ((st = parse_parallel(cJSON_GetObjectItemCaseSensitive(root, "parallel"), plan, err))) goto done;
     if ((st = validate_layout(plan, err))) goto done;
     if (plan->mode == VP_MODE_TRAIN || plan->seq == 0) {

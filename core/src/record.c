@@ -17,7 +17,7 @@ static vp_status wl_int(const cJSON *w, const char *key, int64_t lo, int64_t hi,
 
 char *vp_record_to_plan_json(const char *record_json, vp_error *err) {
     vp_error_clear(err);
-    cJSON *rec = record_json ? cJSON_Parse(record_json) : NULL;
+    cJSON *rec = record_json ? cJSON_ParseWithOpts(record_json, NULL, 1) : NULL;
     if (!rec) {
         vp_fail(err, VP_ERR_JSON, "", "the record is not valid JSON");
         return NULL;

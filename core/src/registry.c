@@ -15,7 +15,7 @@ vp_registry *vp_registry_from_json(const char *json, vp_error *err) {
         vp_fail(err, VP_ERR_JSON, "", "no preset bundle given");
         return NULL;
     }
-    cJSON *root = cJSON_Parse(json);
+    cJSON *root = cJSON_ParseWithOpts(json, NULL, 1);
     if (!root) {
         vp_fail(err, VP_ERR_JSON, "", "the preset bundle is not valid JSON");
         return NULL;

@@ -241,6 +241,7 @@ void vp_suggest(const vp_plan *plan, vp_estimate *e) {
     if (!copy || !alt || !all) goto out;
     for (size_t k = 0; k < sizeof k_remedies / sizeof k_remedies[0]; k++) {
         *copy = *plan;
+        copy->quiet = 1;
         char change[160] = "";
         if (!k_remedies[k].fn(copy, change, sizeof change)) continue;
         vp_error err;
@@ -264,6 +265,7 @@ void vp_suggest(const vp_plan *plan, vp_estimate *e) {
         vp_plan *best_plan = malloc(sizeof *best_plan);
         if (cur && best_plan) {
             *cur = *plan;
+            cur->quiet = 1;
             char ids[160] = "", text[160] = "Together: ";
             int64_t cur_peak = peak0, used = 0;
             int fits = 0;

@@ -2,6 +2,7 @@
  * Values measured on H100 80GB HBM3, driver 580.159.04, CUDA 13.0, PyTorch 2.11 (memory-facts.md
  * §6.5 and shared/groundtruth records: context_bytes, nonpytorch_bytes). */
 #include "terms.h"
+#include "util.h"
 
 /* The first bf16 GEMM allocates a 32 MiB cuBLAS workspace through the caching allocator, so it is
  * counted in memory_allocated() (memory-facts §6.5). */
@@ -34,7 +35,7 @@ uint64_t vp_capacity_bytes(const vp_gpu *g) {
  * Over the 39 groundtruth records peak_reserved / peak_alloc has median 1.057 (range 1.013-1.245,
  * largest with gradient checkpointing); we plan with that median. */
 int64_t vp_reserved_from_alloc(int64_t peak_alloc, int64_t n_live_tensors) {
-    return peak_alloc + peak_alloc / 1000 * 57 + n_live_tensors * (2LL << 20);
+    return vp_add_sat(vp_add_sat(peak_alloc, peak_alloc / 1000 * 57), vp_mul_sat(n_live_tensors, 2LL << 20));
 }
 
 /* NCCL's own device buffers (cudaMalloc, outside PyTorch's allocator): NCCL_BUFFSIZE defaults to

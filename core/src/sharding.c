@@ -48,9 +48,14 @@ void vp_devctx_for(const vp_plan *plan, const vp_instance *in, int64_t rank, vp_
     ctx->shard = ctx->zero ? shard : 1;
 }
 
-static void term(vp_term *t, int64_t bytes, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void term(vp_term *t, int64_t bytes, const char *fmt, ...) {
+#define term(t, bytes, ...) term_(ds->quiet, t, bytes, __VA_ARGS__)
+static void term_(int quiet, vp_term *t, int64_t bytes, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void term_(int quiet, vp_term *t, int64_t bytes, const char *fmt, ...) {
     t->bytes = bytes > 0 ? bytes : 0;
+    if (quiet) {
+        t->explain[0] = '\0';
+        return;
+    }
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(t->explain, sizeof t->explain, fmt, ap);
@@ -82,6 +87,7 @@ static double device_param_fraction(const vp_instance *in, const vp_devctx *ctx,
 void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weights *w, const vp_optim *o,
                       const vp_devctx *ctx, vp_devstate *ds) {
     memset(ds, 0, sizeof *ds);
+    ds->quiet = plan->quiet;
     const vp_parallel *par = &plan->par;
     double frac = device_param_fraction(in, ctx, ds);
     double N = (double)ctx->shard;

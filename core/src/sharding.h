@@ -21,6 +21,7 @@ typedef struct {
 } vp_devctx;
 
 typedef struct {
+    int quiet;              /* numbers only (see vp_plan.quiet) */
     vp_term weights, quant, adapters, master, grads, grad_fp32, states, opt_temp, gathered, buckets;
     vp_term cpu_states, cpu_weights;
     double layer_frac;      /* fraction of the blocks on this device */

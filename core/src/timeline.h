@@ -5,12 +5,18 @@
 #include "sharding.h"
 #include "terms.h"
 
-#define VP_MAX_MOMENTS 24
-
+/* Receives the moments of a step one at a time: keeps the largest (the peak) and the largest
+ * total of each phase (the timeline), so any number of instances fits in fixed memory. */
 typedef struct {
-    int n;
-    vp_moment m[VP_MAX_MOMENTS];
-} vp_moments;
+    vp_moment best;
+    int64_t best_total;
+    int n_phases;
+    vp_phase phases[VP_MAX_PHASES];
+    vp_moment work[6]; /* scratch moments the timelines build in */
+} vp_sink;
+
+void vp_sink_init(vp_sink *s);
+void vp_sink_push(vp_sink *s, const vp_moment *m);
 
 /* Everything derived for one instance. */
 typedef struct {
@@ -36,7 +42,7 @@ void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, int64_t rank,
 /* Tensors resident for the whole step on a device: weights, adapters, optimizer state. */
 void vp_add_resident(vp_moment *m, const vp_inst_calc *c, int with_state);
 /* Moments of one device's step (train: forward/backward/step; infer: prefill/decode). */
-void vp_timeline_train(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_moments *out);
-void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_moments *out);
+void vp_timeline_train(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_sink *out);
+void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_sink *out);
 
 #endif

@@ -13,16 +13,16 @@ static double kv_per_token_layer(const vp_plan *plan, const vp_instance *in) {
     return 2.0 * (double)(in->arch.kv_heads * in->arch.head_dim) * vp_dtype_bytes(plan->kv_dtype);
 }
 
-void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments *out) {
-    out->n = 0;
-    vp_moment base;
-    vp_moment_init(&base, "load");
-    for (int i = 0; i < n; i++) vp_add_resident(&base, &cs[i], 0);
+void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *out) {
+    vp_moment *base = &out->work[0];
+    vp_moment_init(base, "load");
+    base->quiet = plan->quiet;
+    for (int i = 0; i < n; i++) vp_add_resident(base, &cs[i], 0);
     vp_owner dev = {"", ""};
-    vp_moment_add(&base, &dev, "cublas_workspace", "cuBLAS workspace", vp_cublas_workspace_bytes(),
+    vp_moment_add(base, &dev, "cublas_workspace", "cuBLAS workspace", vp_cublas_workspace_bytes(),
                   "32 MiB allocated by the first GEMM through PyTorch's allocator (measured, H100/PyTorch 2.11)");
-    out->m[out->n++] = base;
-    for (int i = 0; i < n && out->n < VP_MAX_MOMENTS - 2; i++) {
+    vp_sink_push(out, base);
+    for (int i = 0; i < n; i++) {
         const vp_inst_calc *c = &cs[i];
         const vp_instance *in = c->in;
         if (in->activations == VP_ACT_NONE) continue;
@@ -39,8 +39,8 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         /* prefill: cache of the prompt in every layer + one block's temporaries at its largest, inside
          * the MLP: act(gate), up and their product (gate is freed once act returns), beside the
          * residual stream, the normalized MLP input and the attention sum */
-        vp_moment *p = &out->m[out->n++];
-        *p = base;
+        vp_moment *p = &out->work[1];
+        vp_moment_copy(p, base);
         vp_strlcpy(p->phase, "prefill", sizeof p->phase);
         char tok[24];
         vp_fmt_count(tok, sizeof tok, T);
@@ -53,10 +53,11 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         double lg = b * (double)a->vocab * (adt + 4.0);
         vp_moment_add(p, &c->owner, "logits", "Last-token logits", (int64_t)lg,
                       "%.0f × %lld vocab × (%.0f B + 4 B fp32 copy for sampling)", b, (long long)a->vocab, adt);
+        vp_sink_push(out, p);
         if (gen <= 0) continue;
         /* last decode step: full cache + the torch.cat copy of one layer's K or V */
-        vp_moment *d = &out->m[out->n++];
-        *d = base;
+        vp_moment *d = &out->work[2];
+        vp_moment_copy(d, base);
         vp_strlcpy(d->phase, "decode", sizeof d->phase);
         double ctx = b * (s + gen);
         vp_fmt_count(tok, sizeof tok, ctx);
@@ -66,5 +67,6 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
                       "DynamicCache appends with torch.cat: one layer's K (or V) exists twice for a moment");
         vp_moment_add(d, &c->owner, "logits", "Last-token logits", (int64_t)lg,
                       "%.0f × %lld vocab × (%.0f B + 4 B fp32)", b, (long long)a->vocab, adt);
+        vp_sink_push(out, d);
     }
 }

@@ -184,27 +184,28 @@ static void add_sharding_buffers(vp_moment *m, const vp_inst_calc *c, int in_fli
     add_term(m, &c->owner, "comm_buffers", "Communication buckets", &c->ds.buckets);
 }
 
-void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments *out) {
-    (void)plan;
-    out->n = 0;
+void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *out) {
     /* resident set at steady state */
-    vp_moment base;
-    vp_moment_init(&base, "load");
-    for (int i = 0; i < n; i++) vp_add_resident(&base, &cs[i], 1);
-    add_workspace(&base);
-    out->m[out->n++] = base;
+    vp_moment *basep = &out->work[0];
+    vp_moment_init(basep, "load");
+    basep->quiet = plan->quiet;
+    for (int i = 0; i < n; i++) vp_add_resident(basep, &cs[i], 1);
+    add_workspace(basep);
+    vp_sink_push(out, basep);
+    const vp_moment *base = basep;
 
     /* frozen instances' forwards run first (reference log-probs, teacher targets) */
-    for (int i = 0; i < n && out->n < VP_MAX_MOMENTS - 8; i++) {
+    for (int i = 0; i < n; i++) {
         if (cs[i].in->activations != VP_ACT_NO_GRAD) continue;
-        vp_moment *m = &out->m[out->n++];
-        *m = base;
+        vp_moment *m = &out->work[1];
+        vp_moment_copy(m, base);
         vp_strlcpy(m->phase, "forward", sizeof m->phase);
         add_sharding_buffers(m, &cs[i], 1);
         nograd_forward(m, &cs[i]);
+        vp_sink_push(out, m);
     }
     /* trained (and graph-keeping) instances */
-    for (int i = 0; i < n && out->n < VP_MAX_MOMENTS - 6; i++) {
+    for (int i = 0; i < n; i++) {
         const vp_inst_calc *c = &cs[i];
         if (c->in->activations == VP_ACT_NO_GRAD || c->in->activations == VP_ACT_NONE) continue;
         int gc = c->in->gc_every > 0;
@@ -221,8 +222,8 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         int act_offload = c->in->sharded && plan->par.activation_offload;
 
         /* end of forward, at the loss */
-        vp_moment *f = &out->m[out->n++];
-        *f = base;
+        vp_moment *f = &out->work[1];
+        vp_moment_copy(f, base);
         vp_strlcpy(f->phase, "forward", sizeof f->phase);
         add_sharding_buffers(f, c, 1);
         if (act_offload) {
@@ -242,8 +243,8 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
         logits_terms(f, c, 0);
 
         /* start of backward: loss gradients over the logits */
-        vp_moment *b0 = &out->m[out->n++];
-        *b0 = *f;
+        vp_moment *b0 = &out->work[2];
+        vp_moment_copy(b0, f);
         vp_strlcpy(b0->phase, "backward", sizeof b0->phase);
         vp_moment_remove(b0, "logits", c->owner.instance);
         logits_terms(b0, c, 1);
@@ -257,8 +258,8 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
 
         /* first block's backward: all activations still saved, the head's gradients exist, plus one
          * block's gradient temporaries (and its recomputed activations under checkpointing) */
-        vp_moment *b1 = &out->m[out->n++];
-        *b1 = *f;
+        vp_moment *b1 = &out->work[3];
+        vp_moment_copy(b1, f);
         vp_strlcpy(b1->phase, "backward", sizeof b1->phase);
         vp_moment_remove(b1, "logits", c->owner.instance);
         logits_terms(b1, c, 2);
@@ -284,8 +285,8 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
                       gc ? " (its activations recomputed, then gradients)" : "");
 
         /* end of backward: activations freed, all gradients present */
-        vp_moment *b2 = &out->m[out->n++];
-        *b2 = base;
+        vp_moment *b2 = &out->work[4];
+        vp_moment_copy(b2, base);
         vp_strlcpy(b2->phase, "backward", sizeof b2->phase);
         for (int k = 0; k < n; k++)
             if (cs[k].in->activations == VP_ACT_TRAIN || cs[k].in->activations == VP_ACT_KEEP_GRAPH) add_grads(b2, &cs[k]);
@@ -296,19 +297,40 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_moments 
                       "first block's backward: %lld tokens × %.0f B", (long long)T, bwd_temp);
 
         /* optimizer step: grads + state + temporaries; the output (logits, cache) is still referenced */
-        vp_moment *s = &out->m[out->n++];
-        *s = *b2;
+        vp_moment *s = &out->work[5];
+        vp_moment_copy(s, b2);
         vp_strlcpy(s->phase, "optimizer_step", sizeof s->phase);
         vp_moment_remove(s, "backward_temp", NULL);
         vp_moment_remove(s, "gathered_params", NULL);
         add_term(s, &c->owner, "optimizer_temp", "Optimizer step temporaries", &c->ds.opt_temp);
+        vp_sink_push(out, f);
+        vp_sink_push(out, b0);
+        vp_sink_push(out, b1);
+        vp_sink_push(out, b2);
+        vp_sink_push(out, s);
     }
-    /* drop zero-byte components */
-    for (int i = 0; i < out->n; i++) {
-        vp_moment *m = &out->m[i];
-        int w = 0;
-        for (int k = 0; k < m->n; k++)
-            if (m->c[k].bytes) m->c[w++] = m->c[k];
-        m->n = w;
+}
+
+void vp_sink_init(vp_sink *s) {
+    s->best_total = -1;
+    s->best.n = 0;
+    s->best.phase[0] = '\0';
+    s->n_phases = 0;
+}
+
+void vp_sink_push(vp_sink *s, const vp_moment *m) {
+    int64_t t = vp_moment_total(m);
+    if (t > s->best_total) {
+        s->best_total = t;
+        vp_moment_copy(&s->best, m);
     }
+    int p = -1;
+    for (int k = 0; k < s->n_phases; k++)
+        if (!strcmp(s->phases[k].name, m->phase)) p = k;
+    if (p < 0 && s->n_phases < VP_MAX_PHASES) {
+        p = s->n_phases++;
+        vp_strlcpy(s->phases[p].name, m->phase, sizeof s->phases[p].name);
+        s->phases[p].alloc_bytes = 0;
+    }
+    if (p >= 0 && (uint64_t)t > s->phases[p].alloc_bytes) s->phases[p].alloc_bytes = (uint64_t)t;
 }

@@ -501,6 +501,34 @@ test('the DPO example does not fit, shows the reference in GPU 0, and fits after
   await settled(page, n);
   await page.waitForSelector('#verdict[data-fits="false"]');
   assert.equal(await page.inputValue('#optimizer'), 'adamw/foreach');
+
+  // the reference streamed from pinned CPU RAM: a CPU RAM card beside GPU 0
+  const cpu = est.suggestions.find((s) => s.id === 'frozen_to_cpu');
+  n = await estimates(page);
+  await page.click('#suggestions li[data-id="frozen_to_cpu"] button.apply');
+  await settled(page, n);
+  await page.waitForSelector('#verdict[data-fits="true"]');
+  assert.equal(await reservedBytes(page), cpu.peak_reserved_bytes);
+  assert.deepEqual((await page.evaluate(() => window.__vramplan.plan())).instances[1].placement, { device: 'cpu', pinned: true, stream_to: 0 });
+  n = await estimates(page);
+  await page.fill('#cpu-ram', '64');
+  await settled(page, n);
+  const cpuCard = page.locator('#devices article.device[data-kind="cpu"]');
+  assert.equal(await cpuCard.count(), 1);
+  assert.match(await cpuCard.locator('h3').textContent(), /CPU RAM/);
+  assert.match(await cpuCard.textContent(), /Weights \(pinned\) \(reference\)/);
+  assert.match(await cpuCard.textContent(), /64\.00 GiB per node/);
+  await shot(page, '19-reference-in-cpu-ram');
+  n = await estimates(page);
+  assert.equal(await page.isVisible('#undo'), false, 'a change of its own ends the undo');
+  await page.fill('#cpu-ram', '');
+  await page.click('#instance-bar label:has(input[value="1"])');
+  await page.click('#instance-more > summary');
+  await page.selectOption('#placement', 'sharded');
+  await settled(page, n);
+  await page.waitForSelector('#verdict[data-fits="false"]');
+  assert.equal(await page.locator('#devices article.device').count(), 1);
+
   const pre = est.suggestions.find((s) => s.id === 'precompute_reference');
   n = await estimates(page);
   await page.click('#suggestions li[data-id="precompute_reference"] button.apply');
