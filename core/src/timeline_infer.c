@@ -32,7 +32,7 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         double adt = vp_dtype_bytes(vp_act_dtype(in));
         double L = (double)a->layers;
         double kvt = a->kind == VP_KIND_VIT || a->kind == VP_KIND_DIT ? 0.0 : kv_per_token_layer(plan, in);
-        double T = b * s;
+        double T = (double)c->a.tokens; /* b·s for decoders; patches for vision, video+text for DiT */
         double tp = c->act_div_shard; /* tensor parallelism splits heads (KV) and the MLP */
         kvt /= tp;
         L *= c->ds.layer_frac;
