@@ -321,11 +321,12 @@ export function renderCompare(root, pinned, current, settingDiffs) {
     bytesRow('nvidia-smi will show', a.nvidia_smi_bytes, b.nvidia_smi_bytes, 'nvidia_smi_bytes');
     bytesRow('Headroom', a.headroom_bytes, b.headroom_bytes, 'headroom_bytes');
     row('Peak phase', PHASE_LABELS[a.peak_phase] || a.peak_phase, PHASE_LABELS[b.peak_phase] || b.peak_phase, '');
+    const many = (pinned.estimate.instances || []).length > 1 || (current.estimate.instances || []).length > 1;
     const byId = (d) => {
       const m = new Map();
       for (const c of d.components || []) {
         const k = c.instance ? `${c.id}\u0000${c.instance}` : c.id;
-        m.set(k, { label: c.label, bytes: (m.get(k)?.bytes || 0) + c.bytes });
+        m.set(k, { label: componentLabel(c, many), bytes: (m.get(k)?.bytes || 0) + c.bytes });
       }
       return m;
     };

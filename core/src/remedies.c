@@ -148,17 +148,23 @@ static int r_frozen_other_gpu(vp_plan *p, char *c, size_t n) {
 }
 
 static int r_precompute(vp_plan *p, char *c, size_t n) {
-    int w = 0, any = 0;
+    int w = 0, any = 0, map[VP_MAX_INSTANCES];
     for (int i = 0; i < p->n_instances; i++) {
+        map[i] = -1;
         if (p->inst[i].activations == VP_ACT_NO_GRAD && p->inst[i].role == VP_ROLE_REFERENCE) {
             any = 1;
             continue;
         }
+        map[i] = w;
         p->inst[w++] = p->inst[i];
     }
     if (!any || w == 0) return 0;
     p->n_instances = w;
-    for (int i = 0; i < w; i++) p->inst[i].shares_weights_with = -1;
+    /* keep weight sharing between the instances that remain (indices shift) */
+    for (int i = 0; i < w; i++) {
+        int j = p->inst[i].shares_weights_with;
+        p->inst[i].shares_weights_with = j >= 0 ? map[j] : -1;
+    }
     snprintf(c, n, "Compute the reference log-probabilities once ahead of time and drop the reference model");
     return 1;
 }
