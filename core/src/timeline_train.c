@@ -270,6 +270,16 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         }
         if (c->in->ft == VP_FT_FULL && c->on_head && !c->grads_resident)
             vp_moment_add(b1, &c->owner, "grads", "Gradients", c->ds.head_grad_bytes, "output-head gradients first");
+        if (c->in->arch.experts && c->in->ft == VP_FT_FULL) {
+            /* fused MoE experts (transformers 5.x MixtralExperts) index the stacked weight per expert
+             * (gate_up_proj[expert_idx], a select view); SelectBackward returns a zero-filled gradient
+             * of the whole stacked parameter for each expert, which AccumulateGrad then adds: one
+             * layer's full expert weights in the gradient dtype exist transiently */
+            const vp_arch *ar = &c->in->arch;
+            int64_t ex = ar->experts * 3 * ar->hidden * ar->expert_inter / (int64_t)c->act_div_shard;
+            vp_moment_add(b1, &c->owner, "backward_temp", "Gradient temporaries", ex * vp_dtype_bytes(c->w.grad_dtype),
+                          "MoE select-backward: a zero-filled gradient of one layer's %lld stacked expert params", (long long)ex);
+        }
         if (c->in->quant == VP_QUANT_NF4 || c->in->quant == VP_QUANT_FP4 || c->in->quant == VP_QUANT_INT8) {
             /* bitsandbytes dequantizes each frozen weight for its matmul (MatMul4Bit: F.dequantize_4bit
              * ... .to(A.dtype)) in forward and again for the input gradient in backward */
