@@ -54,7 +54,9 @@ static void decoder_acts(const vp_plan *plan, const vp_instance *in, vp_acts *r)
         L += (double)a->norms_per_layer * norm_saved(res, h, full, a->norm);
     }
     double R = L; /* replicated under tensor parallelism (hidden-width), divided only with SP */
-    if (a->qk_norm) L += 2.0 * (4.0 * qd) ; /* qwen3 q_norm/k_norm: fp32 copies (k at a_kv heads, rounded up) */
+    /* qwen3 q_norm / k_norm (Qwen3RMSNorm over head_dim, modeling_qwen3.py): per head like LlamaRMSNorm,
+     * the fp32 copy of q (k) and, when the weight trains, the normalized tensor in the input dtype */
+    if (a->qk_norm) L += (4.0 + (full ? adt : 0.0)) * (qd + kvd) + 8.0 * (heads + (double)a->kv_heads);
     /* inputs of the attention projections, saved only when their weights train */
     if (full) {
         if (amp) L += (a->fused_qkv ? 1.0 : 3.0) * 2.0 * h; /* autocast casts the input per linear */
