@@ -560,7 +560,11 @@ const int = (v, fallback) => {
   const n = Number(v);
   return Number.isFinite(n) ? n : fallback;
 };
-const isTrained = (s, inst) => s.workload.mode === 'train' && inst.activations === 'train';
+// Same conditions as core/src/remedies.c trained() and keeps_graph().
+const isTrained = (s, inst) => s.workload.mode === 'train'
+  && (inst.activations === 'train' || (inst.activations === 'keep_graph' && inst.finetune !== 'frozen'));
+const keepsGraph = (s, inst) => s.workload.mode === 'train'
+  && (inst.activations === 'train' || inst.activations === 'keep_graph');
 const isAdam = (opt) => /^(adamw|adam)(\/|$)/.test(opt);
 const frozenOnGpu = (s, inst, i) => effectiveActivations(inst, s.workload.mode) === 'no_grad'
   && (inst.placement === 'sharded' || inst.placement === 'gpu') && sharesTarget(s, i) < 0;
@@ -570,7 +574,7 @@ const REMEDIES = {
   grad_ckpt(s) {
     let any = false;
     for (const inst of s.instances) {
-      if (isTrained(s, inst) && !(inst.grad_ckpt && int(inst.gc_every, 1) === 1)) {
+      if (keepsGraph(s, inst) && !(inst.grad_ckpt && int(inst.gc_every, 1) === 1)) {
         inst.grad_ckpt = true;
         inst.gc_every = 1;
         any = true;

@@ -11,12 +11,17 @@
 
 typedef int (*remedy_fn)(vp_plan *p, char *change, size_t n);
 
-static int trained(const vp_instance *in) { return in->activations == VP_ACT_TRAIN; }
+static int trained(const vp_instance *in) {
+    return in->activations == VP_ACT_TRAIN || (in->activations == VP_ACT_KEEP_GRAPH && in->ft != VP_FT_FROZEN);
+}
+static int keeps_graph(const vp_instance *in) {
+    return in->activations == VP_ACT_TRAIN || in->activations == VP_ACT_KEEP_GRAPH;
+}
 
 static int r_grad_ckpt(vp_plan *p, char *c, size_t n) {
     int any = 0;
     for (int i = 0; i < p->n_instances; i++)
-        if (trained(&p->inst[i]) && p->inst[i].gc_every != 1) {
+        if (keeps_graph(&p->inst[i]) && p->inst[i].gc_every != 1) {
             p->inst[i].gc_every = 1;
             any = 1;
         }
@@ -165,7 +170,7 @@ static int r_precompute(vp_plan *p, char *c, size_t n) {
         int j = p->inst[i].shares_weights_with;
         p->inst[i].shares_weights_with = j >= 0 ? map[j] : -1;
     }
-    snprintf(c, n, "Compute the reference log-probabilities once ahead of time and drop the reference model");
+    snprintf(c, n, "Precompute the reference model's outputs once (e.g. DPO log-probabilities) and drop it from the step");
     return 1;
 }
 

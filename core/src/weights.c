@@ -43,7 +43,8 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w) {
     if (in->ft == VP_FT_ADAPTER) w->adapter_bytes = w->adapter_params * pb;
 
     /* trainable parameters */
-    if (in->ft == VP_FT_FULL && in->activations == VP_ACT_TRAIN) {
+    int learns = in->activations == VP_ACT_TRAIN || in->activations == VP_ACT_KEEP_GRAPH;
+    if (in->ft == VP_FT_FULL && learns) {
         int64_t frozen = 0;
         if (in->freeze & VP_FREEZE_EMBED) frozen += pc->embed;
         if (in->freeze & VP_FREEZE_LM_HEAD) frozen += pc->lm_head;
@@ -53,7 +54,7 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w) {
         w->trainable = pc->total - frozen;
         w->grad_dtype = vp_param_dtype(in);
         w->grad_bytes = w->trainable * pb;
-    } else if (in->activations == VP_ACT_TRAIN && (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA || in->ft == VP_FT_ADAPTER)) {
+    } else if (learns && (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA || in->ft == VP_FT_ADAPTER)) {
         w->trainable = w->adapter_params;
         w->grad_dtype = in->ft == VP_FT_ADAPTER ? vp_param_dtype(in) : in->lora_dtype;
         w->grad_bytes = w->trainable * vp_dtype_bytes(w->grad_dtype);
