@@ -33,6 +33,12 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         double L = (double)a->layers;
         double kvt = a->kind == VP_KIND_VIT || a->kind == VP_KIND_DIT ? 0.0 : kv_per_token_layer(plan, in);
         double T = (double)c->a.tokens; /* b·s for decoders; patches for vision, video+text for DiT */
+        if (a->kind == VP_KIND_T5) {
+            /* encoder-decoder generate: the encoder runs the prompt once; every decoder layer caches
+             * the encoder output's K,V (cross-attention, seq tokens) and its own K,V per new token */
+            T = b * s;
+            L = (double)a->dec_layers;
+        }
         double tp = c->act_div_shard; /* tensor parallelism splits heads (KV) and the MLP */
         kvt /= tp;
         L *= c->ds.layer_frac;
