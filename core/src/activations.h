@@ -1,0 +1,19 @@
+/* activations.h: per-family accounting of the tensors autograd saves (activations_*.c). */
+#ifndef VP_ACTIVATIONS_H
+#define VP_ACTIVATIONS_H
+
+#include "terms.h"
+
+/* Which SDPA backend PyTorch picks for this instance: "flash", "mem-efficient", "math" or "eager". */
+const char *vp_sdpa_kernel(const vp_instance *in, int half, int gqa);
+/* Bytes per token one RMSNorm/LayerNorm of width w saves (activations_common.c). */
+double vp_norm_saved(double res_b, double w, int weight_trains, vp_norm kind);
+
+void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r);
+void vp_acts_gpt2(const vp_plan *plan, const vp_instance *in, vp_acts *r);
+void vp_acts_vit(const vp_plan *plan, const vp_instance *in, vp_acts *r);
+void vp_acts_t5(const vp_plan *plan, const vp_instance *in, vp_acts *r);
+void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r);
+void vp_acts_megatron(const vp_plan *plan, const vp_instance *in, vp_acts *r);
+
+#endif

@@ -1,0 +1,30 @@
+/* activations_common.c: pieces every family shares: the SDPA backend PyTorch picks and what a
+ * normalization layer saves. */
+#include <string.h>
+
+#include "activations.h"
+
+/* Which SDPA backend PyTorch 2.11 picks (torch/nn/attention sdp_utils): flash needs fp16/bf16 and
+ * head_dim <= 256; mem-efficient takes fp32 but has no GQA kernel (memory-facts §1.2: "No available
+ * kernel"), so fp32 + GQA falls back to the math backend, which materializes the s×s probabilities. */
+const char *vp_sdpa_kernel(const vp_instance *in, int half, int gqa) {
+    if (in->attn == VP_ATTN_EAGER) return "eager";
+    if (half && in->arch.head_dim <= 256 && in->arch.head_dim % 8 == 0) return "flash";
+    if (!gqa) return "mem-efficient";
+    return "math";
+}
+
+/* One RMSNorm/LayerNorm over width w, given the dtype of the residual stream entering it.
+ * HF LlamaRMSNorm (modeling_llama.py L62-67): x.to(fp32) saved by pow/mul; the normalized tensor
+ * (cast back to the input dtype) saved by `weight *` when the weight trains. */
+double vp_norm_saved(double res_b, double w, int weight_trains, vp_norm kind) {
+    double b = 0;
+    if (kind == VP_NORM_RMS) {
+        b += 4.0 * w;                        /* fp32 copy of the input (the input itself if already fp32) */
+        if (weight_trains) b += res_b * w;   /* normalized, in the input dtype */
+        b += 4.0;                            /* rsqrt(variance) per token */
+    } else {
+        b += res_b * w + 8.0;                /* native_layer_norm saves input, mean and rstd */
+    }
+    return b;
+}

@@ -1,0 +1,134 @@
+/* activations_decoder.c: Llama-style decoders (llama, mistral, mixtral, qwen2/2_moe/2_vl/3, phi3,
+ * gemma/gemma2, custom): what one block saves per token, op by op, cross-checked against the
+ * measured Llama layer of memory-facts.md §1.4 and the calibration records. */
+#include <string.h>
+
+#include "activations.h"
+
+/* One decoder block of HF transformers 5.x, per token. */
+void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
+    const vp_arch *a = &in->arch;
+    double h = (double)a->hidden, qd = (double)(a->heads * a->head_dim), kvd = (double)(a->kv_heads * a->head_dim);
+    double f = (double)a->inter, s = (double)plan->seq, heads = (double)a->heads;
+    int amp = vp_is_amp(in), full = in->ft == VP_FT_FULL;
+    double adt = vp_dtype_bytes(vp_act_dtype(in));
+    double res = amp ? 4.0 : adt; /* residual stream dtype: fp32 master weights keep it fp32 under autocast */
+    int gqa = a->kv_heads != a->heads;
+    const char *kern = vp_sdpa_kernel(in, adt < 4, gqa);
+    r->attn_kernel = kern;
+    int moe = a->experts > 0;
+    double fe = moe ? (double)a->expert_inter * (double)a->experts_per_tok : f;
+
+    double L = 0;
+    /* norms before attention and MLP (gemma2 adds two post-norms) */
+    if (a->norm_fp32) {
+        /* GemmaRMSNorm (modeling_gemma2.py): x.float() saved by pow/mul, and the fp32 normalized
+         * tensor saved by `* (1.0 + weight.float())` when the weight trains; output cast back */
+        L += (double)a->norms_per_layer * (4.0 * h + (full ? 4.0 * h : 0.0) + 4.0);
+    } else {
+        L += (double)a->norms_per_layer * vp_norm_saved(res, h, full, a->norm);
+    }
+    double R = L; /* replicated under tensor parallelism (hidden-width), divided only with SP */
+    /* qwen3 q_norm / k_norm (Qwen3RMSNorm over head_dim, modeling_qwen3.py): per head like LlamaRMSNorm,
+     * the fp32 copy of q (k) and, when the weight trains, the normalized tensor in the input dtype */
+    if (a->qk_norm) L += (4.0 + (full ? adt : 0.0)) * (qd + kvd) + 8.0 * (heads + (double)a->kv_heads);
+    /* inputs of the attention projections, saved only when their weights train */
+    if (full) {
+        if (amp) L += (a->fused_qkv ? 1.0 : 3.0) * 2.0 * h; /* autocast casts the input per linear */
+        else L += adt * h;                                /* q, k, v share one saved input */
+        R = L;
+    }
+    /* attention core */
+    double attn_s = 0;
+    double kv_extra = 0, kv_total = 0;
+    if (!strcmp(kern, "flash") || !strcmp(kern, "mem-efficient")) {
+        /* saves q, k, v (k, v at a_kv heads with enable_gqa), out and the fp32 logsumexp */
+        L += adt * (qd + 2.0 * kvd) + adt * qd + 4.0 * heads;
+        /* o_proj input shares the SDPA output (flash returns the (b, s, a, d) layout).
+         * use_cache defaults to True, so HF (>= 4.56 cache_utils.py DynamicLayer.update) keeps
+         * K = cat([empty, k]) and V copies and hands those copies to attention: SDPA saves the very
+         * same tensors, so the cache costs nothing extra until backward frees the graph. Under
+         * autocast K is fp32 after RoPE (cos/sin follow the fp32 hidden states) and SDPA saves a
+         * bf16 cast of it, so the fp32 K is extra. */
+        kv_total = (amp ? 4.0 : adt) * kvd + adt * kvd;
+        kv_extra = amp ? 4.0 * kvd : 0.0;
+    } else if (!strcmp(kern, "math")) {
+        /* _scaled_dot_product_attention_math: repeat_interleave K,V to a heads, scale q and k, fp32
+         * probabilities (b, a, s, s) saved by the second matmul */
+        L += adt * qd * 3.0;      /* q·√scale, k·√scale, repeated v */
+        attn_s += adt * heads * s; /* softmax output, per token */
+        L += adt * qd;            /* o_proj input: contiguous copy of the transposed output */
+        kv_total = 2.0 * adt * kvd;
+        kv_extra = kv_total;
+    } else {
+        /* HF eager_attention_forward: repeat_kv (copies for GQA), softmax(dtype=fp32) saved, its
+         * bf16 cast saved by attn @ V, contiguous copy of the output for o_proj (memory-facts §1.2:
+         * "HF eager keeps 6as²b") */
+        L += adt * qd;                          /* q */
+        L += gqa ? 2.0 * adt * qd : 2.0 * adt * kvd; /* repeated k, v */
+        attn_s += 4.0 * heads * s + (adt < 4 ? adt * heads * s : 0.0);
+        if (a->attn_dropout > 0) attn_s += (1.0 + adt) * heads * s;
+        L += adt * qd;
+        kv_total = (amp ? 4.0 : adt) * kvd + adt * kvd;
+        kv_extra = gqa ? kv_total : (amp ? 4.0 * kvd : 0.0);
+    }
+    if (!full) {
+        /* frozen o_proj saves nothing, but the SDPA output is still saved by SDPA itself (counted) */
+    }
+    /* MLP */
+    if (full) {
+        if (amp) L += (a->fused_gate_up ? 1.0 : (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 2.0 : 1.0)) * 2.0 * h;
+        else L += adt * h;
+    }
+    if (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU) {
+        /* gate out (saved by act), act out and up out (saved by the product) */
+        L += 3.0 * adt * fe;
+        if (a->fused_gate_up) L += 0; /* phi3 chunks the fused output: same tensors as views */
+        if (full) L += adt * fe;      /* product = down_proj input */
+    } else {
+        L += adt * fe;                /* fc1 output saved by the activation */
+        if (full) L += adt * fe;      /* activation output = fc2 input */
+    }
+    if (moe) {
+        /* transformers 5.17 MixtralSparseMoeBlock / MixtralExperts (memory-facts §8): the router's
+         * fp32 softmax (saved), top-k weights; per routed (token, expert) pair the gathered input
+         * hidden_states[token_idx] (saved by the expert's gate_up linear when it trains) and the
+         * expert's output (saved by `* top_k_weights`); int64 token indices kept by gather and
+         * index_add_. The gate/up/act/product terms are counted above with f = k · expert f. */
+        double E = (double)a->experts, k = (double)a->experts_per_tok;
+        L += 4.0 * E + 4.0 * k + (full ? adt * h * k : 0.0) + adt * h * k + 16.0 * k;
+    }
+    if (full) {
+        double mlp_in = amp ? (a->fused_gate_up ? 1.0 : (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 2.0 : 1.0)) * 2.0 * h : adt * h;
+        R += mlp_in;
+    }
+    if (a->resid_dropout > 0) {
+        L += 2.0 * h; /* two residual dropout masks */
+        R += 2.0 * h;
+    }
+    L += vp_lora_act_per_token_layer(in);
+    r->layer = L + attn_s;
+    r->layer_repl = R;
+    r->layer_attn_s = attn_s;
+    r->kv_extra = kv_extra;
+    r->kv_total = kv_total;
+    r->ckpt_layer = res * h; /* non-reentrant checkpoint keeps the block input */
+    /* outside the blocks: final norm and the lm_head input */
+    r->outside = a->norm_fp32 ? 4.0 * h + (full ? 4.0 * h : 0.0) + 4.0 : vp_norm_saved(res, h, full, a->norm);
+    if (full) r->outside += amp ? 2.0 * h : adt * h;
+    /* one block's backward, net of the saved tensors it frees as it goes: the gated product's
+     * backward holds the incoming gradient and the two gradients of act(gate) and up at once, while
+     * down_proj's saved input is already freed (autograd releases a node's saved tensors when it has
+     * run); plus the gradients of the hidden state */
+    r->bwd_temp = ((a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU) ? 2.0 : 1.0) * adt * fe + 2.0 * res * h;
+    /* LoRA: the adapter path returns the gradient of its (cast) input in the adapter dtype, beside the
+     * base path's gradient, before the two are summed: one more input-wide tensor for the widest
+     * adapted input (down_proj's f when it is targeted) */
+    if ((in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA) && in->lora_targets) {
+        double widest = (in->lora_targets & (VP_T_DOWN | VP_T_FC2)) ? fe : h;
+        r->bwd_temp += (double)vp_dtype_bytes(in->lora_dtype) * widest;
+    }
+    r->fwd_temp = 2.0 * adt * fe + 4.0 * heads * s * (!strcmp(kern, "eager") || !strcmp(kern, "math") ? 1.0 : 0.0);
+    r->tokens = plan->batch * plan->seq;
+    r->layers = a->layers;
+}
