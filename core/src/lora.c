@@ -82,6 +82,12 @@ double vp_lora_act_per_token_layer(const vp_instance *in) {
     double adt = vp_dtype_bytes(vp_act_dtype(in));
     double ldt = vp_dtype_bytes(in->lora_dtype);
     int cast = ldt != adt;
+    if (vp_is_amp(in)) {
+        /* under autocast lora_A casts its input to bf16 and saves that copy (the fp32 dropout output
+         * is not kept); lora_B saves lora_A's bf16 output */
+        ldt = adt;
+        cast = 1;
+    }
     double bytes = 0;
     int shared_input_saved[3] = {0, 0, 0}; /* without cast or dropout, modules sharing x save it once */
     for (int i = 0; i < n; i++) {
