@@ -196,6 +196,14 @@ int cmd_estimate(int argc, char **argv) {
         } else if (!strcmp(a, "--lora-targets")) {
             NEEDV();
             INST();
+            int has_lora = 0;
+            for (int k = 1; k < argc; k++) has_lora |= !strcmp(argv[k], "--lora") || !strcmp(argv[k], "--qlora");
+            const cJSON *ftm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(in0, "finetune"), "method");
+            if (!has_lora && !(cJSON_IsString(ftm) && strstr(ftm->valuestring, "lora"))) {
+                fprintf(stderr, "vramplan estimate: --lora-targets needs --lora R or --qlora\n");
+                rc = EXIT_USAGE;
+                goto out;
+            }
             cJSON *l = obj(obj(in0, "finetune"), "lora");
             cJSON_DeleteItemFromObjectCaseSensitive(l, "targets");
             cJSON *t = cJSON_AddArrayToObject(l, "targets");

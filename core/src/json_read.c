@@ -140,6 +140,16 @@ vp_status vp_json_only_keys(const cJSON *obj, const char *base, const char *cons
             vp_path_key(path, sizeof path, base, key);
             return vp_fail(err, VP_ERR_FIELD, path, "unknown field %s", path);
         }
+        /* a field given twice is ambiguous (JSON parsers disagree on which wins): refuse it */
+        for (const cJSON *later = it->next; later; later = later->next) {
+            if (later->string && it->string && strcmp(later->string, it->string) == 0) {
+                char key[48];
+                vp_strlcpy(key, it->string, sizeof key);
+                char path[128];
+                vp_path_key(path, sizeof path, base, key);
+                return vp_fail(err, VP_ERR_FIELD, path, "field %s is given twice", path);
+            }
+        }
     }
     return VP_OK;
 }

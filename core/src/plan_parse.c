@@ -358,6 +358,8 @@ static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan 
             return vp_fail(err, VP_ERR_UNSUPPORTED, "hardware.gpu", "hardware.gpu: no GPU preset \"%s\" (list them with `vramplan gpus`)", shown);
         }
     }
+    if (dev && !probe)
+        return vp_fail(err, VP_ERR_FIELD, "hardware.device", "hardware.device picks a GPU of a probe file; this plan has no hardware.probe");
     if (cap) {
         plan->gpu.cuda_total_bytes = (uint64_t)cap;
         plan->gpu.memory_bytes = (uint64_t)cap;
