@@ -204,6 +204,19 @@ static void bad_layouts(void **state) {
     vp_free(out);
 }
 
+/* The text of examples/NAME (static buffer, overwritten by the next call). */
+static const char *read_example(const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s", VP_SOURCE_DIR, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open %s", path);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
 /* Every example plan loads, estimates, and explains every component it reports. */
 static void examples_load(void **state) {
     (void)state;
@@ -211,15 +224,7 @@ static void examples_load(void **state) {
                            "llama2-7b-full-fp32.json", "llama2-7b-lora-24gb.json", "llama2-7b-qlora-24gb.json",
                            "rlhf-ppo.json", "distillation-teacher.json", "diffusion-ema.json"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/examples/%s", VP_SOURCE_DIR, files[i]);
-        FILE *f = fopen(path, "rb");
-        if (!f) fail_msg("cannot open %s", path);
-        static char buf[1 << 16];
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        vp_plan *p = plan_or_die(buf);
+        vp_plan *p = plan_or_die(read_example(files[i]));
         vp_estimate *e = malloc(sizeof *e);
         vp_error err;
         assert_int_equal(vp_estimate_plan(p, e, &err), VP_OK);
@@ -238,15 +243,7 @@ static void examples_load(void **state) {
  * reference off the GPU or 8-bit states make it fit (each suggestion is re-estimated). */
 static void phi3_dpo_does_not_fit(void **state) {
     (void)state;
-    char path[512];
-    snprintf(path, sizeof path, "%s/examples/phi3-dpo-reference.json", VP_SOURCE_DIR);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    vp_plan *p = plan_or_die(buf);
+    vp_plan *p = plan_or_die(read_example("phi3-dpo-reference.json"));
     vp_estimate *e = malloc(sizeof *e);
     vp_error err;
     assert_int_equal(vp_estimate_plan(p, e, &err), VP_OK);
