@@ -80,7 +80,7 @@ static void fill_device(const vp_plan *plan, int64_t rank, vp_device *d, vp_esti
     d->context_bytes = (uint64_t)vp_context_bytes(&plan->gpu);
     int64_t nonpt = vp_nonpytorch_bytes(&plan->gpu) + (world_size(plan) > 1 ? vp_nccl_bytes() : 0);
     d->usable_bytes = d->capacity_bytes > (uint64_t)nonpt ? d->capacity_bytes - (uint64_t)nonpt : 0;
-    d->peak_reserved_bytes = (uint64_t)vp_reserved_from_alloc(best_total, 0);
+    d->peak_reserved_bytes = (uint64_t)vp_reserved_from_alloc(best_total);
     d->nvidia_smi_bytes = d->peak_reserved_bytes + (uint64_t)nonpt;
     d->headroom_bytes = (int64_t)d->usable_bytes - (int64_t)d->peak_reserved_bytes;
     d->fits = d->headroom_bytes >= 0;

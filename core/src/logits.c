@@ -27,7 +27,6 @@ void vp_logits_compute(const vp_plan *plan, const vp_instance *in, vp_logits *l)
     l->held = l->out + lsm + softcap;
     l->fwd_peak = l->held + upcast;
     l->bwd_peak = l->held + 4 * e + 4 * e; /* grad of log-softmax output + grad of its input (fp32) */
-    l->head_grad_temp = 0;
     if (in->sharded && plan->par.framework == VP_FW_MEGATRON) {
         /* vocab-parallel cross-entropy in fp32 computed in place: 4·s·b·v (Korthikanti §4.3) */
         l->out = l->held = l->fwd_peak = l->bwd_peak = 4 * e;

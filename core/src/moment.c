@@ -62,20 +62,6 @@ int64_t vp_moment_total(const vp_moment *m) {
     return t;
 }
 
-void vp_moment_merge(vp_moment *dst, const vp_moment *src) {
-    for (int i = 0; i < src->n; i++) {
-        vp_owner o = {src->c[i].instance, src->c[i].role};
-        int fresh = 0;
-        vp_component *c = find_or_add(dst, &o, src->c[i].id, &fresh);
-        if (!c) return;
-        c->bytes += src->c[i].bytes;
-        if (fresh) {
-            vp_strlcpy(c->label, src->c[i].label, sizeof c->label);
-            vp_strlcpy(c->explain, src->c[i].explain, sizeof c->explain);
-        }
-    }
-}
-
 void vp_moment_remove(vp_moment *m, const char *id, const char *instance) {
     int w = 0;
     for (int i = 0; i < m->n; i++)

@@ -29,7 +29,5 @@ void vp_moment_add(vp_moment *m, const vp_owner *o, const char *id, const char *
 int64_t vp_moment_total(const vp_moment *m);
 /* Remove the components with this id (of this instance; NULL = any instance). */
 void vp_moment_remove(vp_moment *m, const char *id, const char *instance);
-/* Append all components of src to dst. */
-void vp_moment_merge(vp_moment *dst, const vp_moment *src);
 
 #endif

@@ -73,6 +73,3 @@ static const cJSON *find(const vp_registry *reg, const char *list, const char *i
 
 const cJSON *vp_registry_model(const vp_registry *reg, const char *id) { return find(reg, "models", id); }
 const cJSON *vp_registry_gpu(const vp_registry *reg, const char *id) { return find(reg, "gpus", id); }
-const cJSON *vp_registry_list(const vp_registry *reg, const char *list) {
-    return reg ? cJSON_GetObjectItemCaseSensitive(reg->root, list) : NULL;
-}

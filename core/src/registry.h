@@ -7,7 +7,5 @@
 
 const cJSON *vp_registry_model(const vp_registry *reg, const char *id);
 const cJSON *vp_registry_gpu(const vp_registry *reg, const char *id);
-/* "models" or "gpus" array */
-const cJSON *vp_registry_list(const vp_registry *reg, const char *list);
 
 #endif

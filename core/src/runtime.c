@@ -34,8 +34,8 @@ uint64_t vp_capacity_bytes(const vp_gpu *g) {
  * freed in one phase that do not fit the next phase's shapes (c10/cuda/CUDACachingAllocator.cpp).
  * Over the 39 groundtruth records peak_reserved / peak_alloc has median 1.057 (range 1.013-1.245,
  * largest with gradient checkpointing); we plan with that median. */
-int64_t vp_reserved_from_alloc(int64_t peak_alloc, int64_t n_live_tensors) {
-    return vp_add_sat(vp_add_sat(peak_alloc, peak_alloc / 1000 * 57), vp_mul_sat(n_live_tensors, 2LL << 20));
+int64_t vp_reserved_from_alloc(int64_t peak_alloc) {
+    return vp_add_sat(peak_alloc, peak_alloc / 1000 * 57);
 }
 
 /* NCCL's own device buffers (cudaMalloc, outside PyTorch's allocator): NCCL_BUFFSIZE defaults to

@@ -65,7 +65,6 @@ typedef struct {
     int64_t out;         /* the logits tensor in the model output (alive until the user drops it) */
     int64_t fwd_peak;    /* extra at the loss in forward, on top of everything held before */
     int64_t bwd_peak;    /* at the loss backward */
-    int64_t head_grad_temp; /* lm_head backward: low-precision weight-grad before accumulation */
 } vp_logits;
 void vp_logits_compute(const vp_plan *plan, const vp_instance *in, vp_logits *l);
 
@@ -74,7 +73,7 @@ int64_t vp_cublas_workspace_bytes(void);
 int64_t vp_context_bytes(const vp_gpu *g);
 int64_t vp_nonpytorch_bytes(const vp_gpu *g);
 uint64_t vp_capacity_bytes(const vp_gpu *g);
-int64_t vp_reserved_from_alloc(int64_t peak_alloc, int64_t n_live_tensors);
+int64_t vp_reserved_from_alloc(int64_t peak_alloc);
 int64_t vp_nccl_bytes(void);
 
 #endif
