@@ -4,6 +4,15 @@
 
 #include "terms.h"
 
+/* The dtypes every family's accounting starts from. */
+typedef struct {
+    int amp;    /* torch.autocast over fp32 master weights */
+    int full;   /* the block's weights train (full fine-tune) */
+    double adt; /* bytes per element of the activations (16-bit under autocast) */
+    double res; /* bytes per element of the residual stream: fp32 under autocast (fp32 weights) */
+} vp_act_dtypes;
+vp_act_dtypes vp_act_dtypes_of(const vp_instance *in);
+
 /* Which SDPA backend PyTorch picks for this instance: "flash", "mem-efficient", "math" or "eager". */
 const char *vp_sdpa_kernel(const vp_instance *in, int half, int gqa);
 /* Bytes per token one RMSNorm/LayerNorm of width w saves (activations_common.c). */

@@ -28,3 +28,13 @@ double vp_norm_saved(double res_b, double w, int weight_trains, vp_norm kind) {
     }
     return b;
 }
+
+vp_act_dtypes vp_act_dtypes_of(const vp_instance *in) {
+    vp_act_dtypes d;
+    d.amp = vp_is_amp(in);
+    d.full = in->ft == VP_FT_FULL;
+    d.adt = vp_dtype_bytes(vp_act_dtype(in));
+    /* the residual stream keeps the weights' dtype: fp32 master weights keep it fp32 under autocast */
+    d.res = d.amp ? 4.0 : d.adt;
+    return d;
+}

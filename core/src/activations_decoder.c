@@ -10,9 +10,9 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     const vp_arch *a = &in->arch;
     double h = (double)a->hidden, qd = (double)(a->heads * a->head_dim), kvd = (double)(a->kv_heads * a->head_dim);
     double f = (double)a->inter, s = (double)plan->seq, heads = (double)a->heads;
-    int amp = vp_is_amp(in), full = in->ft == VP_FT_FULL;
-    double adt = vp_dtype_bytes(vp_act_dtype(in));
-    double res = amp ? 4.0 : adt; /* residual stream dtype: fp32 master weights keep it fp32 under autocast */
+    const vp_act_dtypes dt = vp_act_dtypes_of(in);
+    int amp = dt.amp, full = dt.full;
+    double adt = dt.adt, res = dt.res;
     int gqa = a->kv_heads != a->heads;
     const char *kern = vp_sdpa_kernel(in, adt < 4, gqa);
     r->attn_kernel = kern;

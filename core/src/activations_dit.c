@@ -19,9 +19,9 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         int64_t frames = (a->sample_frames - 1) / a->temporal_compression + 1;
         tokens = frames * (a->sample_height / a->patch_size) * (a->sample_width / a->patch_size) + a->text_tokens;
     }
-    int amp = vp_is_amp(in), full = in->ft == VP_FT_FULL;
-    double adt = vp_dtype_bytes(vp_act_dtype(in));
-    double res = amp ? 4.0 : adt;
+    const vp_act_dtypes dt = vp_act_dtypes_of(in);
+    int full = dt.full;
+    double adt = dt.adt, res = dt.res;
     const char *kern = vp_sdpa_kernel(in, adt < 4, 0);
     r->attn_kernel = kern;
     double L = 0;

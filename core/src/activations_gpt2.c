@@ -11,9 +11,9 @@
 void vp_acts_gpt2(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     const vp_arch *a = &in->arch;
     double h = (double)a->hidden, f = (double)a->inter, s = (double)plan->seq, heads = (double)a->heads;
-    int amp = vp_is_amp(in), full = in->ft == VP_FT_FULL;
-    double adt = vp_dtype_bytes(vp_act_dtype(in));
-    double res = amp ? 4.0 : adt;
+    const vp_act_dtypes dt = vp_act_dtypes_of(in);
+    int amp = dt.amp, full = dt.full;
+    double adt = dt.adt, res = dt.res;
     const char *kern = vp_sdpa_kernel(in, adt < 4, 0);
     r->attn_kernel = kern;
     double L = 0, attn_s = 0;

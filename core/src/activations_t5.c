@@ -16,9 +16,9 @@ void vp_acts_t5(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     const vp_arch *a = &in->arch;
     double h = (double)a->hidden, f = (double)a->inter, inner = (double)(a->heads * a->head_dim);
     double heads = (double)a->heads, se = (double)plan->seq, sd = (double)plan->dec_seq;
-    int amp = vp_is_amp(in), full = in->ft == VP_FT_FULL;
-    double adt = vp_dtype_bytes(vp_act_dtype(in));
-    double res = amp ? 4.0 : adt;
+    const vp_act_dtypes dt = vp_act_dtypes_of(in);
+    int amp = dt.amp, full = dt.full;
+    double adt = dt.adt, res = dt.res;
     double drop = a->resid_dropout > 0 ? 1.0 : 0.0;
     double cast = amp ? 2.0 : adt;
     double norm = vp_norm_saved(res, h, full, VP_NORM_RMS);

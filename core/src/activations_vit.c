@@ -10,9 +10,9 @@ void vp_acts_vit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     double h = (double)a->hidden, f = (double)a->inter, heads = (double)a->heads;
     int64_t img = plan->image_size ? plan->image_size : a->image_size;
     int64_t n = (img / a->patch_size) * (img / a->patch_size) + 1; /* patches + class token */
-    int amp = vp_is_amp(in), full = in->ft == VP_FT_FULL;
-    double adt = vp_dtype_bytes(vp_act_dtype(in));
-    double res = amp ? 4.0 : adt;
+    const vp_act_dtypes dt = vp_act_dtypes_of(in);
+    int amp = dt.amp, full = dt.full;
+    double adt = dt.adt, res = dt.res;
     const char *kern = vp_sdpa_kernel(in, adt < 4, 0);
     r->attn_kernel = kern;
     double L = 0, attn_s = 0;
