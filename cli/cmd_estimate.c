@@ -273,7 +273,7 @@ int cmd_estimate(int argc, char **argv) {
             rc = EXIT_INPUT;
             goto out;
         }
-        char *est = vp_estimate_json(plan_txt, reg, pretty, &err);
+        char *est = vp_estimate_with_suggestions_json(plan_txt, reg, pretty, &err);
         free(plan_txt);
         vp_registry_free(reg);
         if (!est) {

@@ -87,7 +87,7 @@ VPW_EXPORT char *vpw_estimate(const char *plan_json, int pretty) {
         snprintf(err.message, sizeof err.message, "No plan was given.");
         return error_json(&err);
     }
-    char *core = vp_estimate_json(plan_json, reg, pretty, &err);
+    char *core = vp_estimate_with_suggestions_json(plan_json, reg, pretty, &err);
     if (!core) {
         if (err.code == VP_OK) err.code = VP_ERR_NOMEM;
         return error_json(&err);

@@ -129,21 +129,33 @@ typedef struct {
     vp_device devices[VP_MAX_DEVICES];
     int n_warnings;
     char warnings[VP_MAX_WARNINGS][256];
-    int n_suggestions;       /* filled when the plan does not fit or has under 10% headroom */
+    int n_suggestions;       /* vp_estimate_with_suggestions: when the plan does not fit or has under 10% headroom; vp_estimate_plan: 0 */
     vp_suggestion suggestions[VP_MAX_SUGGESTIONS];
 } vp_estimate;
 
-/* Compute an estimate. out is filled completely; returns VP_OK or an error code. */
+/* Compute an estimate (without suggestions). out is filled completely; returns VP_OK or an error code. */
 vp_status vp_estimate_plan(const vp_plan *plan, vp_estimate *out, vp_error *err);
 /* The estimate as vramplan/estimate@1 JSON (free with vp_free). */
 char *vp_estimate_to_json(const vp_estimate *est, int pretty);
 
-/* One call: plan JSON in, estimate JSON out (free with vp_free). NULL on error. */
+/* One call: plan JSON in, estimate JSON (without suggestions) out (free with vp_free). NULL on error. */
 char *vp_estimate_json(const char *plan_json, const vp_registry *reg, int pretty, vp_error *err);
 
 /* A measured run in the format of shared/groundtruth/calibration.jsonl -> an equivalent plan JSON
  * (free with vp_free). Used by `vramplan calibrate`. */
 char *vp_record_to_plan_json(const char *record_json, vp_error *err);
+
+/* ==== planning: suggestions, fit, recommend (core/src/plan_*.c) ======================================
+ * A layer above the estimator. It changes copies of a parsed plan and estimates them with
+ * vp_estimate_plan (the bare estimate: n_suggestions = 0), which never calls back into this layer. */
+
+/* vp_estimate_plan, then quantified suggestions when memory is tight (a device does not fit or has
+ * under 10% headroom): each suggestion is one change to the plan, estimated again. This is what
+ * `vramplan estimate` and the page show. */
+vp_status vp_estimate_with_suggestions(const vp_plan *plan, vp_estimate *out, vp_error *err);
+/* One call: plan JSON in, estimate@1 JSON with suggestions out (free with vp_free). NULL on error.
+ * (vp_estimate_json above prints the bare estimate.) */
+char *vp_estimate_with_suggestions_json(const char *plan_json, const vp_registry *reg, int pretty, vp_error *err);
 
 #ifdef __cplusplus
 }

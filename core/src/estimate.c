@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "remedies.h"
 #include "timeline.h"
 #include "util.h"
 
@@ -169,20 +168,9 @@ static void summarize(const vp_plan *plan, vp_estimate *e) {
     if (w < 0) e->summary[0] = '\0';
 }
 
+/* The bare estimate: never calls the planning layer (suggestions, fit, recommend live above it in
+ * plan_*.c and call this). */
 vp_status vp_estimate_plan(const vp_plan *plan, vp_estimate *e, vp_error *err) {
-    vp_status st = vp_estimate_core(plan, e, err);
-    if (st != VP_OK) return st;
-    /* suggestions only when memory is tight: each costs one more estimate per remedy */
-    int tight = !e->fits;
-    for (int i = 0; i < e->n_devices; i++) {
-        const vp_device *d = &e->devices[i];
-        if (d->index >= 0 && d->headroom_bytes < (int64_t)(d->usable_bytes / 10)) tight = 1;
-    }
-    if (tight) vp_suggest(plan, e);
-    return VP_OK;
-}
-
-vp_status vp_estimate_core(const vp_plan *plan, vp_estimate *e, vp_error *err) {
     vp_error_clear(err);
     if (!plan || !e) return vp_fail(err, VP_ERR_FIELD, "", "no plan");
     /* the struct is ~300 KB: reset the counts, not every byte (each device header is cleared when

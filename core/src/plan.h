@@ -103,4 +103,8 @@ typedef struct vp_plan {
     int quiet;               /* numbers only, no explanation strings (re-estimates behind suggestions) */
 } vp_plan;
 
+/* Refuses workloads whose tokens or bytes no machine could hold (plan_parse.c); the planning layer
+ * (plan_edit.c) runs it again after changing batch, seq or new_tokens of a parsed plan. */
+vp_status vp_plan_check_magnitudes(const vp_plan *plan, vp_error *err);
+
 #endif

@@ -372,7 +372,7 @@ static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan 
 /* Sizes can each be in range while their products are absurd (2^20 sequences of 2^24 tokens). Refuse
  * workloads whose tokens or bytes no machine could hold, so every later product stays far inside
  * int64 (bounds computed in floating point). */
-static vp_status check_magnitudes(const vp_plan *plan, vp_error *err) {
+vp_status vp_plan_check_magnitudes(const vp_plan *plan, vp_error *err) {
     double tok = (double)plan->batch * ((double)plan->seq + (double)plan->new_tokens + (double)plan->dec_seq);
     if (tok > 4294967296.0)
         return vp_fail(err, VP_ERR_RANGE, "workload.batch",
@@ -581,7 +581,7 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
             goto done;
         }
     }
-    if ((st = check_magnitudes(plan, err))) goto done;
+    if ((st = vp_plan_check_magnitudes(plan, err))) goto done;
     if ((st = parse_parallel(cJSON_GetObjectItemCaseSensitive(root, "parallel"), plan, err))) goto done;
     if ((st = validate_layout(plan, err))) goto done;
     if (plan->mode == VP_MODE_TRAIN || plan->seq == 0) {

@@ -1,11 +1,11 @@
-/* remedies.c: what to change when a plan does not fit. Each remedy is one change to a copy of the
- * plan, estimated again with the same model, so every suggestion is quantified by the same
- * arithmetic as the estimate itself. */
+/* plan_suggest.c: what to change when a plan does not fit (planning layer). Each remedy is one change
+ * to a copy of the plan, estimated again with the same model (vp_estimate_plan), so every suggestion
+ * is quantified by the same arithmetic as the estimate itself. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "remedies.h"
+#include "planning.h"
 #include "terms.h"
 #include "util.h"
 
@@ -242,7 +242,7 @@ static int cmp_sugg(const void *a, const void *b) {
     return strcmp(x->id, y->id); /* total order: the same on every libc */
 }
 
-void vp_suggest(const vp_plan *plan, vp_estimate *e) {
+void vp_plan_suggest(const vp_plan *plan, vp_estimate *e) {
     int fits0;
     int64_t peak0 = tightest(e, &fits0);
     vp_plan *copy = malloc(sizeof *copy);
@@ -256,7 +256,7 @@ void vp_suggest(const vp_plan *plan, vp_estimate *e) {
         char change[160] = "";
         if (!k_remedies[k].fn(copy, change, sizeof change)) continue;
         vp_error err;
-        if (vp_estimate_core(copy, alt, &err) != VP_OK) continue;
+        if (vp_estimate_plan(copy, alt, &err) != VP_OK) continue;
         int fits;
         int64_t peak = tightest(alt, &fits);
         if (peak >= peak0 - peak0 / 100) continue; /* less than 1% better: not worth listing */
@@ -291,7 +291,7 @@ void vp_suggest(const vp_plan *plan, vp_estimate *e) {
                     char change[160];
                     if (!k_remedies[k].fn(copy, change, sizeof change)) continue;
                     vp_error err;
-                    if (vp_estimate_core(copy, alt, &err) != VP_OK) continue;
+                    if (vp_estimate_plan(copy, alt, &err) != VP_OK) continue;
                     int f;
                     int64_t pk = tightest(alt, &f);
                     if (pk < best_peak) {
@@ -332,4 +332,17 @@ out:
     free(copy);
     free(alt);
     free(all);
+}
+
+vp_status vp_estimate_with_suggestions(const vp_plan *plan, vp_estimate *e, vp_error *err) {
+    vp_status st = vp_estimate_plan(plan, e, err);
+    if (st != VP_OK) return st;
+    /* suggestions only when memory is tight: each costs one more estimate per remedy */
+    int tight = !e->fits;
+    for (int i = 0; i < e->n_devices; i++) {
+        const vp_device *d = &e->devices[i];
+        if (d->index >= 0 && d->headroom_bytes < (int64_t)(d->usable_bytes / 10)) tight = 1;
+    }
+    if (tight) vp_plan_suggest(plan, e);
+    return VP_OK;
 }
