@@ -24,6 +24,8 @@ done
 rm -rf "$SITE"
 mkdir -p "$SITE"
 cp "$ROOT"/web/*.html "$ROOT"/web/*.css "$ROOT"/web/*.js "$SITE"/
+mkdir -p "$SITE/cards"
+cp "$ROOT"/web/cards/*.js "$SITE/cards"/
 cp "$WASM_DIR/vramplan.mjs" "$WASM_DIR/vramplan.wasm" "$SITE"/
 
 # The example plans (examples/*.json, the same files the CLI reads) and their index for the

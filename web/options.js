@@ -370,7 +370,7 @@ export const PHASE_LABELS = {
 // element ids in index.html (a message goes to "<id>-msg").
 export const ERROR_FIELDS = [
   ['workload.batch', 'batch'],
-  ['workload.seq', 'seq'],            // app.js: "prompt" in inference mode
+  ['workload.seq', 'seq'],            // controller.js: "prompt" in inference mode
   ['workload.grad_accum', 'grad-accum'],
   ['workload.new_tokens', 'new-tokens'],
   ['workload.image_size', 'image-size'],
@@ -416,7 +416,7 @@ export const INSTANCE_ERROR_FIELDS = [
   ['finetune.lora.targets', 'lora-targets'],
   ['finetune.adapter', 'adapter-dim'],
   ['finetune', 'finetune'],
-  ['precision', 'precision'],          // app.js: "infer-precision" in inference mode
+  ['precision', 'precision'],          // controller.js: "infer-precision" in inference mode
   ['quant', 'base-quant'],
   ['double_quant', 'double-quant'],
   ['optimizer', 'optimizer'],

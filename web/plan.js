@@ -15,7 +15,7 @@ import {
 } from './setup.js';
 
 export { PLAN_SCHEMA, InputError, hfConfigName, shortName };
-export const PROBE_SCHEMA = 'vramplan/gpu-probe@1';
+export { PROBE_SCHEMA } from './probe.js';
 
 /** JSON.parse that names the field and says where the syntax broke. */
 export function parseJsonField(text, field, what, instance = null) {

@@ -1,0 +1,458 @@
+// controller.js: the page's controller. Reads the form into the setup, asks the worker for an
+// estimate on every change (lightly debounced), draws the answer, keeps the share link.
+//
+// Each card's fields live in cards/*.js (model, instances, workload, gpu, parallel); files
+// and drops in drop.js; examples and plan files in plan-files.js; the state they share in
+// store.js. The core's suggestions become form changes (setup.js applySuggestion).
+//
+// No memory arithmetic here: the plan goes to the WebAssembly core in worker.js and every
+// number on the page comes back in the estimate JSON.
+
+import * as O from './options.js';
+import * as S from './setup.js';
+import { buildPlan, InputError } from './plan.js';
+import { encodeShare, decodeShare, ShareError } from './share.js';
+import { renderVerdict, renderVerdictMessage, renderMiniVerdict, renderDevices, renderSuggestions, renderWarnings, renderCompare } from './view.js';
+import { CoreClient } from './core-client.js';
+import { $, fieldMsg, clearFieldMessages, showFieldMessage, applyShowRules, readBound, writeBound } from './fields.js';
+import { store, page, inst, modelTypeOf, gpuCount, planInfo, pickDefault } from './store.js';
+import { settingDiffs } from './compare.js';
+import * as model from './cards/model.js';
+import * as instances from './cards/instances.js';
+import * as workload from './cards/workload.js';
+import * as gpu from './cards/gpu.js';
+import * as parallel from './cards/parallel.js';
+import * as drop from './drop.js';
+import * as planFiles from './plan-files.js';
+
+const STORAGE_KEY = 'vramplan.setup.v2';
+const OLD_STORAGE_KEY = 'vramplan.setup.v1';
+const DEBOUNCE_MS = 40;
+
+store.state = structuredClone(O.DEFAULT_STATE);
+let pinned = null;           // {state, estimate}
+let current = null;          // {state, estimate} of the last good estimate
+let stale = false;           // the last estimate failed: what is drawn is older than the form
+let undoState = null;        // the setup before the last "Apply"
+let latestId = 0;
+let estimateTimer = 0;
+let linkTimer = 0;
+const core = new CoreClient(new URL('./worker.js', import.meta.url));
+
+// Timings the tests and benchmarks read (window.__vramplan).
+const perf = { firstEstimateMs: null, estimates: 0, lastCoreMs: null };
+window.__vramplan = {
+  perf,
+  core,
+  get state() { return structuredClone(store.state); },
+  get active() { return store.active; },
+  plan: () => buildPlan(store.state, planInfo()),
+};
+
+// ---- form ↔ setup ---------------------------------------------------------------------------
+function readForm() {
+  const s = store.state;
+  const x = inst();
+  model.read(x);
+  instances.read(x);
+  workload.read(s);
+  gpu.read(s);
+  readBound(s);
+}
+
+function writeForm() {
+  const s = store.state;
+  if (store.active >= s.instances.length) store.active = s.instances.length - 1;
+  const x = inst();
+  model.write(x);
+  instances.write(x);
+  workload.write(s);
+  gpu.write(s);
+  writeBound(s);
+  syncVisibility();
+}
+
+function syncVisibility() {
+  const s = store.state;
+  const x = inst();
+  const mode = s.workload.mode;
+  applyShowRules({
+    ...model.showVals(x, mode),
+    ...instances.showVals(x),
+    ...workload.showVals(s),
+    ...gpu.showVals(s),
+    ...parallel.showVals(s),
+  });
+  model.sync(x);
+  instances.sync(x, mode);
+}
+
+// ---- estimate ---------------------------------------------------------------------------------
+/** The field a core error path points at: {id, instance} (see options.js ERROR_FIELDS). */
+function fieldForPath(path) {
+  const { state } = store;
+  if (!path) return { id: null, instance: null };
+  const m = /^instances\[(\d+)\](?:\.(.*))?$/.exec(path);
+  if (m) {
+    const i = Number(m[1]);
+    const rest = m[2] || '';
+    for (const [prefix, id] of O.INSTANCE_ERROR_FIELDS) {
+      if (!rest.startsWith(prefix)) continue;
+      if (id === 'custom-') {
+        const key = rest.slice(prefix.length).split(/[.[]/)[0];
+        const el = document.querySelector(`[data-custom="${CSS.escape(key)}"]`);
+        return { id: el ? el.id : 'model-fieldset', instance: i };
+      }
+      if (id === 'precision' && state.workload.mode === 'infer') return { id: 'infer-precision', instance: i };
+      if (id === 'base-quant' && state.workload.mode === 'train' && state.instances[i]?.finetune === 'qlora') return { id: 'quant-4bit', instance: i };
+      return { id, instance: i };
+    }
+    return { id: 'model-fieldset', instance: i };
+  }
+  if (path.startsWith('workload.seq')) return { id: state.workload.mode === 'infer' ? 'prompt' : 'seq', instance: null };
+  for (const [prefix, id] of O.ERROR_FIELDS) {
+    if (path.startsWith(prefix)) return { id, instance: null };
+  }
+  if (path.startsWith('instances')) return { id: 'model-fieldset', instance: null };
+  return { id: null, instance: null };
+}
+
+function showError(field, message, path, code, instance = null) {
+  clearFieldMessages();
+  let shown;
+  if (instance !== null && instance !== store.active && instance < store.state.instances.length) {
+    // another instance's field: name it above the tabs and mark its tab
+    const names = S.instanceNames(store.state);
+    const msg = $('instances-msg');
+    msg.textContent = `In “${names[instance]}”: ${message}`;
+    msg.hidden = false;
+    document.querySelector(`#instance-bar [data-instance="${instance}"]`)?.classList.add('invalid');
+    shown = true;
+  } else {
+    shown = showFieldMessage(field, message);
+  }
+  renderVerdictMessage($('verdict'), 'error', 'Cannot estimate this setup',
+    message, path ? `Field: ${path}${code ? ` · error: ${code}` : ''}` : shown ? null : code || null);
+  stale = true;
+  for (const id of ['suggestions', 'devices', 'warnings']) $(id).classList.add('stale');
+  for (const b of document.querySelectorAll('#suggestions button.apply')) b.disabled = true;
+  $('stale-note').hidden = !current;
+  const mini = $('mini-verdict');
+  mini.className = 'mini-verdict error';
+  mini.textContent = '⚠ Cannot estimate this setup · why ↓';
+  mini.hidden = false;
+}
+
+function scheduleEstimate(delay = DEBOUNCE_MS) {
+  clearTimeout(estimateTimer);
+  estimateTimer = setTimeout(runEstimate, delay);
+}
+
+async function estimateOf(s) {
+  const plan = buildPlan(s, planInfo());
+  const reply = await core.estimate(JSON.stringify(plan));
+  return { plan, reply, est: JSON.parse(reply.text) };
+}
+
+async function runEstimate() {
+  const id = ++latestId;
+  const snapshot = structuredClone(store.state);
+  let result;
+  try {
+    result = await estimateOf(snapshot);
+  } catch (e) {
+    if (id !== latestId) return;
+    if (e instanceof InputError) showError(e.field, e.message, null, null, e.instance);
+    else showError(null, `The estimator failed: ${e.message || e}`);
+    return;
+  }
+  if (id !== latestId) return; // a newer change is on its way
+  const { est, reply } = result;
+  perf.estimates += 1;
+  perf.lastCoreMs = reply.ms;
+  if (est && est.error) {
+    const err = est.error;
+    const f = fieldForPath(err.path);
+    showError(f.id, err.message || 'The core refused this plan.', err.path, err.code, f.instance);
+    return;
+  }
+  clearFieldMessages();
+  current = { state: snapshot, estimate: est };
+  render();
+  if (perf.firstEstimateMs === null) {
+    perf.firstEstimateMs = performance.now();
+    document.documentElement.dataset.ready = 'true';
+  }
+}
+
+function render() {
+  const est = current.estimate;
+  stale = false;
+  renderVerdict($('verdict'), est, { source: gpu.sourceLine(store.state) });
+  renderMiniVerdict($('mini-verdict'), est);
+  renderSuggestions($('suggestions'), est, { canApply: S.canApply });
+  renderDevices($('devices'), est);
+  renderWarnings($('warnings'), est);
+  for (const id of ['suggestions', 'devices', 'warnings']) $(id).classList.remove('stale');
+  $('stale-note').hidden = true;
+  renderComparePanel();
+}
+
+// ---- suggestions → form -------------------------------------------------------------------------
+function hideApplied() {
+  undoState = null;
+  $('applied').hidden = true;
+}
+
+function applySuggestionToForm(sugg) {
+  const { state: next, applied, skipped } = S.applySuggestion(store.state, sugg, { presetType: planInfo().presetType, gpuCount: gpuCount() });
+  if (!applied.length) {
+    setStatus('The form already has that change.');
+    return;
+  }
+  undoState = { state: structuredClone(store.state), active: store.active };
+  store.state = next;
+  if (store.active >= store.state.instances.length) store.active = store.state.instances.length - 1;
+  writeForm();
+  scheduleEstimate(0);
+  scheduleLinkUpdate();
+  $('applied-text').textContent = `Applied: ${sugg.change}.${skipped.length ? ` (Nothing to change for: ${skipped.join(', ')}.)` : ''}`;
+  $('applied').hidden = false;
+}
+
+function undoApply() {
+  if (!undoState) return;
+  store.state = undoState.state;
+  store.active = undoState.active;
+  hideApplied();
+  writeForm();
+  scheduleEstimate(0);
+  scheduleLinkUpdate();
+  setStatus('Undone.');
+}
+
+// ---- compare ------------------------------------------------------------------------------------
+function renderComparePanel() {
+  const on = !!pinned;
+  $('compare').hidden = !on;
+  $('unpin').hidden = !on;
+  $('pin').textContent = on ? 'Pin this setup instead' : 'Pin this setup to compare';
+  if (on && current) renderCompare($('compare-body'), pinned, current, settingDiffs(pinned.state, current.state));
+}
+
+async function setPinned(p) {
+  if (!p) {
+    pinned = null;
+  } else {
+    try {
+      const { est } = await estimateOf(p);
+      pinned = est.error ? null : { state: p, estimate: est };
+    } catch {
+      pinned = null;
+    }
+  }
+  renderComparePanel();
+  scheduleLinkUpdate();
+}
+
+// ---- share link ------------------------------------------------------------------------------
+function setStatus(text) {
+  $('share-status').textContent = text;
+  clearTimeout(setStatus.t);
+  setStatus.t = setTimeout(() => { $('share-status').textContent = ''; }, 4000);
+}
+
+function showBanner(text) {
+  $('banner-text').textContent = text;
+  $('banner').hidden = false;
+}
+
+async function currentLink() {
+  const frag = await encodeShare(store.state, pinned ? pinned.state : null);
+  return { frag, url: `${location.origin}${location.pathname}${location.search}#${frag}` };
+}
+
+function scheduleLinkUpdate() {
+  clearTimeout(linkTimer);
+  linkTimer = setTimeout(async () => {
+    try {
+      const { frag } = await currentLink();
+      history.replaceState(null, '', `#${frag}`);
+      localStorage.setItem(STORAGE_KEY, frag);
+    } catch { /* storage full or unavailable: the link still works from the button */ }
+  }, 300);
+}
+
+async function copyLink() {
+  const { frag, url } = await currentLink();
+  history.replaceState(null, '', `#${frag}`);
+  try {
+    await navigator.clipboard.writeText(url);
+    setStatus('Link copied.');
+  } catch {
+    setStatus('Copy it from the address bar.');
+  }
+}
+
+async function copyPlan() {
+  try {
+    const plan = buildPlan(store.state, planInfo());
+    const text = JSON.stringify(plan, null, 2);
+    try {
+      await navigator.clipboard.writeText(text);
+      setStatus('Plan JSON copied.');
+    } catch {
+      setStatus('Clipboard blocked by the browser.');
+    }
+  } catch (e) {
+    setStatus(e.message);
+  }
+}
+
+/** Applies a link; a bad one leaves the current setup as it is. */
+async function applyFragment(fragment) {
+  try {
+    const { state: s, pinned: p } = await decodeShare(fragment);
+    store.state = s;
+    store.active = 0;
+    hideApplied();
+    writeForm();
+    $('banner').hidden = true;
+    await setPinned(p);
+    scheduleEstimate(0);
+    return true;
+  } catch (e) {
+    const msg = e instanceof ShareError ? e.message : 'The link could not be read.';
+    showBanner(`${msg} Your current setup is unchanged.`);
+    return false;
+  }
+}
+
+// ---- events -------------------------------------------------------------------------------------
+function onChange() {
+  const prevType = modelTypeOf();
+  const prevProbe = store.state.hardware.probe;
+  const prevCount = gpuCount();
+  readForm();
+  hideApplied();
+  if (modelTypeOf() !== prevType) model.fillTargets(true);
+  if (store.state.hardware.probe !== prevProbe) gpu.fillProbeDevices();
+  if (gpuCount() !== prevCount) instances.fillPlacementDevices();
+  instances.renderInstanceBar();
+  instances.fillShares();
+  syncVisibility();
+  scheduleEstimate();
+  scheduleLinkUpdate();
+}
+
+Object.assign(page, { onChange, writeForm, scheduleEstimate, scheduleLinkUpdate, setStatus, hideApplied, core });
+
+/** Inputs whose own card handles them (not a plain "the form changed"). */
+const OWN_HANDLERS = new Set(['preset-search', 'role', 'add-role']);
+
+function wire() {
+  const form = $('setup');
+  form.addEventListener('input', (e) => {
+    if (e.target.closest?.('#start') || e.target.name === 'instance' || OWN_HANDLERS.has(e.target.id)) return;
+    onChange();
+  });
+  form.addEventListener('change', (e) => {
+    if (e.target.type === 'file' || e.target.closest?.('#start') || e.target.id === 'add-role' || e.target.id === 'preset-search') return;
+    if (e.target.name === 'instance') instances.selectInstance(Number(e.target.value));
+    else if (e.target.id === 'role') instances.onRoleChange();
+    else onChange();
+  });
+  form.addEventListener('submit', (e) => e.preventDefault());
+  model.wire();
+  instances.wire();
+  drop.wire();
+  planFiles.wire();
+
+  $('suggestions').addEventListener('click', (e) => {
+    const b = e.target.closest('button[data-apply]');
+    if (!b || !current || stale) return;
+    const sugg = (current.estimate.suggestions || [])[Number(b.dataset.apply)];
+    if (sugg) applySuggestionToForm(sugg);
+  });
+  $('undo').addEventListener('click', undoApply);
+
+  $('copy-link').addEventListener('click', copyLink);
+  $('copy-plan').addEventListener('click', copyPlan);
+  $('banner-close').addEventListener('click', () => { $('banner').hidden = true; });
+  $('pin').addEventListener('click', () => {
+    if (!current) return;
+    pinned = structuredClone(current);
+    renderComparePanel();
+    scheduleLinkUpdate();
+    $('compare').scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  });
+  $('unpin').addEventListener('click', () => setPinned(null));
+  window.addEventListener('hashchange', () => {
+    if (location.hash.length > 1) applyFragment(location.hash);
+  });
+}
+
+// ---- start --------------------------------------------------------------------------------------
+function buildControls() {
+  model.build();
+  instances.build();
+  workload.build();
+  parallel.build();
+  for (const fs of ['model-fieldset', 'hardware-fieldset', 'workload-fieldset', 'parallel-fieldset']) {
+    $(fs).append(fieldMsg(fs));
+  }
+}
+
+async function start() {
+  buildControls();
+  wire();
+  const examplesReady = planFiles.loadExampleIndex();
+  let init;
+  try {
+    init = await core.init();
+  } catch (e) {
+    renderVerdictMessage($('verdict'), 'error', 'The estimator did not load',
+      String(e.message || e), 'This page needs WebAssembly and module workers (a current Chrome, Edge, Firefox or Safari).');
+    return;
+  }
+  try {
+    const bundle = JSON.parse(init.presets);
+    store.presets = {
+      models: Array.isArray(bundle.models) ? bundle.models : [],
+      gpus: Array.isArray(bundle.gpus) ? bundle.gpus : [],
+    };
+  } catch {
+    store.presets = { models: [], gpus: [] };
+  }
+  $('version').textContent = `vramplan ${init.version}`;
+  const s = store.state;
+  s.instances[0].model.preset = pickDefault(store.presets.models, O.PREFERRED_DEFAULTS.preset);
+  s.hardware.gpu = pickDefault(store.presets.gpus, O.PREFERRED_DEFAULTS.gpu);
+  if (!store.presets.models.length) s.instances[0].model.source = 'custom';
+
+  // A link wins; else the last setup on this browser; else the defaults.
+  let restored = false;
+  if (location.hash.length > 1) restored = await applyFragment(location.hash);
+  if (!restored) {
+    const saved = localStorage.getItem(STORAGE_KEY) || localStorage.getItem(OLD_STORAGE_KEY);
+    if (saved) {
+      try {
+        const { state: saved2 } = await decodeShare(saved);
+        store.state = saved2;
+      } catch { /* ignore a stale saved setup */ }
+    }
+    writeForm();
+    scheduleEstimate(0);
+  }
+  await examplesReady;
+}
+
+// The page must never go blank: anything unexpected becomes a message.
+window.addEventListener('unhandledrejection', (e) => {
+  showBanner(`Something went wrong: ${e.reason?.message || e.reason}. Your setup is kept.`);
+});
+window.addEventListener('error', (e) => {
+  showBanner(`Something went wrong: ${e.message}. Your setup is kept.`);
+});
+
+start();
