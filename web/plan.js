@@ -17,13 +17,15 @@ import {
 export { PLAN_SCHEMA, InputError, hfConfigName, shortName };
 export { PROBE_SCHEMA } from './probe.js';
 
-/** JSON.parse that names the field and says where the syntax broke. */
+const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** JSON.parse that names the field and says where the syntax broke ("what": "the probe file"). */
 export function parseJsonField(text, field, what, instance = null) {
   if (!text || !text.trim()) throw new InputError(field, `Paste or upload ${what}.`, instance);
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new InputError(field, `${what} is not valid JSON: ${e.message}`, instance);
+    throw new InputError(field, `${sentence(what)} is not valid JSON: ${e.message}`, instance);
   }
 }
 
@@ -38,7 +40,7 @@ const blank = (v) => v === '' || v === null || v === undefined;
 
 function modelOf(m, i) {
   if (m.source === 'hf') {
-    const cfg = parseJsonField(m.hf, 'hf-config', 'The config.json', i);
+    const cfg = parseJsonField(m.hf, 'hf-config', 'the config.json', i);
     if (!isObject(cfg)) throw new InputError('hf-config', 'The config.json must be a JSON object ({...}).', i);
     return { hf_config: cfg };
   }
@@ -155,7 +157,7 @@ function hardwareOf(state) {
   const h = state.hardware;
   let out;
   if (h.source === 'probe') {
-    const probe = parseJsonField(h.probe, 'probe-text', 'The probe file');
+    const probe = parseJsonField(h.probe, 'probe-text', 'the probe file');
     if (!isObject(probe)) throw new InputError('probe-text', 'The probe file must be a JSON object ({...}).');
     out = { probe, device: num(h.device) ?? 0 };
   } else {

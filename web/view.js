@@ -125,10 +125,11 @@ export function renderMiniVerdict(el, est) {
 export function renderVerdictMessage(root, kind, title, message, detail) {
   root.className = `verdict ${kind}`;
   root.removeAttribute('data-fits');
-  root.replaceChildren(
-    h('p', { class: 'verdict-head' }, title),
-    message ? h('p', { class: 'summary' }, message) : null,
-    detail ? h('p', { class: 'muted' }, detail) : null);
+  // replaceChildren would write a null as the text "null": leave the missing parts out
+  const kids = [h('p', { class: 'verdict-head' }, title)];
+  if (message) kids.push(h('p', { class: 'summary' }, message));
+  if (detail) kids.push(h('p', { class: 'muted' }, detail));
+  root.replaceChildren(...kids);
 }
 
 function instanceLine(est) {

@@ -3,120 +3,17 @@
 //   node --test tests/web/e2e.test.mjs     (after web/build.sh)
 // VP_CHROMIUM overrides /usr/bin/chromium; VP_CLI the native CLI. Screenshots go to
 // tests/out/web/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serve } from './serve.mjs';
+import {
+  useBrowser, FIX, PROBE_FIX, EXAMPLES, XSS, peakBytes, reservedBytes, smiBytes, estimates, settled, choose, shot, assertClean,
+} from './browser.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SITE = path.join(ROOT, 'dist/site');
-const OUT = path.join(ROOT, 'tests/out/web');
-const FIX = path.join(ROOT, 'tests/web/fixtures');
-const CLI = process.env.VP_CLI || path.join(ROOT, 'build/cli/vramplan');
-const CHROMIUM = process.env.VP_CHROMIUM || '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-const XSS = '<img src=x onerror=alert(1)>';
-let server;
-let browser;
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'vramplan-e2e-'));
-
-before(async () => {
-  mkdirSync(OUT, { recursive: true });
-  server = await serve({ root: SITE });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-/** A fresh context (empty storage) and page that records dialogs, errors and requests. */
-async function openPage(fragment = '', opts = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...opts });
-  const page = await context.newPage();
-  const log = { dialogs: [], errors: [], console: [], foreign: [] };
-  page.on('dialog', (d) => {
-    log.dialogs.push(d.message());
-    d.dismiss().catch(() => {});
-  });
-  page.on('pageerror', (e) => log.errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') log.console.push(m.text()); });
-  page.on('request', (r) => { if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) log.foreign.push(r.url()); });
-  await page.goto(server.url + fragment);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
-  return { context, page, log };
-}
-
-const peakBytes = (page) => page.$eval('#verdict [data-key="peak_alloc_bytes"]', (el) => Number(el.dataset.bytes));
-const smiBytes = (page) => page.$eval('#verdict [data-key="nvidia_smi_bytes"]', (el) => Number(el.dataset.bytes));
-const estimates = (page) => page.evaluate(() => window.__vramplan.perf.estimates);
-
-/** Waits until an estimate newer than `since` has been drawn (or an error shown). */
-async function settled(page, since) {
-  await page.waitForFunction((n) => window.__vramplan.perf.estimates > n
-    || document.querySelector('#verdict.error'), since, { timeout: 10000 });
-  await page.waitForTimeout(50);
-}
-
-/** Picks a tab-style radio the way a person does: by clicking its label. */
-async function choose(page, name, value) {
-  await page.click(`label:has(> input[name="${name}"][value="${value}"])`);
-  assert.ok(await page.isChecked(`input[name="${name}"][value="${value}"]`));
-}
-
-/** A full-page screenshot; the viewport grows first so the sticky results panel is whole. */
-async function shot(page, name) {
-  const vp = page.viewportSize();
-  const need = await page.evaluate(() => Math.max(document.documentElement.scrollHeight,
-    document.getElementById('results').scrollHeight + 40));
-  if (need > vp.height) await page.setViewportSize({ width: vp.width, height: Math.min(need, 4000) });
-  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
-  if (need > vp.height) await page.setViewportSize(vp);
-}
-
-/** The reference estimate for a plan: the native CLI, or the WASM build in Node without it. */
-let nodeCore = null;
-async function referenceEstimate(plan) {
-  const text = JSON.stringify(plan);
-  if (existsSync(CLI)) {
-    const file = path.join(tmp, `plan-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-    writeFileSync(file, text);
-    try {
-      return { by: 'cli', est: JSON.parse(execFileSync(CLI, ['estimate', '--plan', file, '--json'], { encoding: 'utf8', stdio: 'pipe' })) };
-    } catch (e) {
-      // a refused plan: the CLI says why on stderr only; the WASM build gives the error JSON
-      // (wasm.test.mjs holds the two byte-identical where the CLI prints JSON)
-      const { est } = await wasmEstimate(text);
-      assert.ok(est.error && String(e.stderr).includes(est.error.message), `the CLI refused it for the same reason: ${e.stderr}`);
-      return { by: 'cli (refused) + wasm-in-node', est };
-    }
-  }
-  return wasmEstimate(text);
-}
-
-async function wasmEstimate(text) {
-  if (!nodeCore) {
-    const { loadCore } = await import(pathToFileURL(path.join(SITE, 'vramplan-core.js')).href);
-    nodeCore = await loadCore({ wasmBinary: readFileSync(path.join(SITE, 'vramplan.wasm')) });
-  }
-  return { by: 'wasm-in-node (no CLI built)', est: JSON.parse(nodeCore.estimate(text)) };
-}
-
-function assertClean(log) {
-  assert.deepEqual(log.dialogs, [], 'no dialog may open');
-  assert.deepEqual(log.errors, [], 'no uncaught page error');
-  assert.deepEqual(log.foreign, [], 'no request to another origin');
-  assert.deepEqual(log.console, [], 'no console error (CSP violations show here)');
-}
+const B = useBrowser();
+const openPage = B.openPage;
+const referenceEstimate = B.referenceEstimate;
 
 test('the page loads, estimates and asks no other origin', async () => {
   const { context, page, log } = await openPage();
@@ -219,7 +116,6 @@ test('a share link restores exactly the same setup in a fresh page', async () =>
   await fresh.context.close();
 });
 
-const PROBE_FIX = path.join(ROOT, 'tests/probe/fixtures');
 const X2 = path.join(PROBE_FIX, 'h100-sxm-x2-fake.json');
 
 test('a probe file plans against that node and names it', async () => {
@@ -437,8 +333,6 @@ test('inference mode, phone width, dark theme and keyboard use', async () => {
 
 // ---- whole training setups: instances, placement, parallel layout, examples, suggestions ------
 
-const EXAMPLES = path.join(ROOT, 'examples');
-const reservedBytes = (page) => page.$eval('#verdict [data-key="peak_reserved_bytes"]', (el) => Number(el.dataset.bytes));
 
 /** Loads an example from the "Load example" menu and waits for its estimate. */
 async function loadExample(page, file) {

@@ -350,8 +350,8 @@ test('text that is not JSON is an InputError naming its field', () => {
   const cases = [
     [(s, i) => { i.model.source = 'hf'; i.model.hf = '{"model_type":'; }, 'hf-config', /not valid JSON/],
     [(s, i) => { i.model.source = 'hf'; i.model.hf = '[1,2]'; }, 'hf-config', /object/],
-    [(s, i) => { i.model.source = 'hf'; i.model.hf = '  '; }, 'hf-config', /Paste/],
-    [(s) => { s.hardware.source = 'probe'; s.hardware.probe = 'nvidia-smi output'; }, 'probe-text', /not valid JSON/],
+    [(s, i) => { i.model.source = 'hf'; i.model.hf = '  '; }, 'hf-config', /^Paste or upload the config\.json\.$/],
+    [(s) => { s.hardware.source = 'probe'; s.hardware.probe = 'nvidia-smi output'; }, 'probe-text', /^The probe file is not valid JSON/],
     [(s, i) => { i.model.preset = ''; }, 'preset-search', /Pick a model/],
     [(s) => { s.hardware.cpu_ram_gib = 'lots'; }, 'cpu-ram', /GiB/],
   ];
