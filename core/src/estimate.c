@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_events.h"
 #include "timeline.h"
 #include "util.h"
 
@@ -32,6 +33,63 @@ static int on_gpu(const vp_plan *plan, const vp_instance *in, int64_t rank) {
     return in->device == rank;
 }
 
+/* Peak reserved memory and the verdict from the allocator replay. The allocated peak of the replay
+ * and of the moment timeline come from the same terms but not the same bookkeeping (the timeline
+ * adds up per-phase totals; the replay splits them into tensors), so the replay's overhead above its
+ * own allocated peak (segments, rounding, blocks no later request fits) is added to the timeline's
+ * allocated peak, and the replay's memory limit is moved by the same difference. */
+static void allocator_verdict(const vp_plan *plan, const vp_events *ev, int64_t best_total, vp_device *d) {
+    vp_reserved r;
+    d->fragmentation = 0;
+    d->failed_request_bytes = d->cached_unusable_bytes = 0;
+    d->alloc_retries = 0;
+    d->allocator_note[0] = '\0';
+    if (ev->failed || ev->n == 0) { /* no replay (out of memory while building it) */
+        d->peak_reserved_bytes = (uint64_t)best_total;
+        d->fits = d->peak_reserved_bytes <= d->usable_bytes;
+        return;
+    }
+    vp_replay(ev, &plan->alloc_conf, 0, &r);
+    int64_t shift = best_total - (int64_t)r.peak_alloc;
+    int64_t over = (int64_t)r.peak_reserved - (int64_t)r.peak_alloc;
+    d->peak_reserved_bytes = (uint64_t)vp_add_sat(best_total, over > 0 ? over : 0);
+    if (d->peak_reserved_bytes <= d->usable_bytes) {
+        d->fits = 1;
+        return;
+    }
+    int64_t limit = (int64_t)d->usable_bytes - shift;
+    if (limit <= 0 || (int64_t)r.peak_alloc > limit) {
+        d->fits = 0; /* the tensors alone do not fit */
+        return;
+    }
+    vp_replay(ev, &plan->alloc_conf, (uint64_t)limit, &r);
+    d->fits = r.fits;
+    d->alloc_retries = r.retries;
+    char a[32], b[32], u[32];
+    if (!r.fits) {
+        d->fragmentation = 1;
+        d->failed_request_bytes = r.oom.request;
+        d->cached_unusable_bytes = r.oom.cached_free;
+        vp_fmt_bytes(a, sizeof a, (double)r.oom.request);
+        vp_fmt_bytes(b, sizeof b, (double)r.oom.cached_free);
+        vp_fmt_bytes(u, sizeof u, (double)r.oom.largest_free_block);
+        int w = snprintf(d->allocator_note, sizeof d->allocator_note,
+                         "Fragmentation: in %s a %s request finds no free block and no room for a new segment, while %s "
+                         "is cached but free in blocks of at most %s. PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                         "lets segments grow instead.",
+                         vp_ev_phase_names[r.oom_phase], a, b, u);
+        if (w < 0) d->allocator_note[0] = '\0';
+    } else {
+        int w = snprintf(d->allocator_note, sizeof d->allocator_note,
+                         "Fits only after PyTorch frees its cached segments and retries cudaMalloc (%d time%s per run): "
+                         "it runs, a little slower.",
+                         r.retries, r.retries == 1 ? "" : "s");
+        if (w < 0) d->allocator_note[0] = '\0';
+        /* what the allocator holds at most is then the usable memory */
+        d->peak_reserved_bytes = d->usable_bytes;
+    }
+}
+
 static void fill_device(const vp_plan *plan, int64_t rank, vp_device *d, vp_estimate *e) {
     vp_inst_calc *cs = malloc(VP_MAX_INSTANCES * sizeof *cs);
     vp_sink *ms = malloc(sizeof *ms);
@@ -50,6 +108,13 @@ static void fill_device(const vp_plan *plan, int64_t rank, vp_device *d, vp_esti
     else
         vp_timeline_infer(plan, cs, n, ms);
     int64_t best_total = ms->best_total;
+    /* the same step as the allocator sees it: tensor by tensor, replayed through the caching allocator */
+    vp_events ev;
+    vp_events_init(&ev);
+    if (plan->mode == VP_MODE_TRAIN)
+        vp_events_train(plan, cs, n, &ev);
+    else
+        vp_events_infer(plan, cs, n, &ev);
     d->n_phases = ms->n_phases;
     memcpy(d->phases, ms->phases, sizeof(vp_phase) * (size_t)ms->n_phases);
     const vp_moment *pk = &ms->best;
@@ -79,10 +144,10 @@ static void fill_device(const vp_plan *plan, int64_t rank, vp_device *d, vp_esti
     d->context_bytes = (uint64_t)vp_context_bytes(&plan->gpu);
     int64_t nonpt = vp_nonpytorch_bytes(&plan->gpu) + (world_size(plan) > 1 ? vp_nccl_bytes() : 0);
     d->usable_bytes = d->capacity_bytes > (uint64_t)nonpt ? d->capacity_bytes - (uint64_t)nonpt : 0;
-    d->peak_reserved_bytes = (uint64_t)vp_reserved_from_alloc(best_total);
+    allocator_verdict(plan, &ev, best_total, d);
+    vp_events_free(&ev);
     d->nvidia_smi_bytes = d->peak_reserved_bytes + (uint64_t)nonpt;
     d->headroom_bytes = (int64_t)d->usable_bytes - (int64_t)d->peak_reserved_bytes;
-    d->fits = d->headroom_bytes >= 0;
 }
 
 /* CPU RAM of one node: offloaded optimizer state and parameters, CPU-placed models. */

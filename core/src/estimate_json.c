@@ -41,6 +41,15 @@ char *vp_estimate_to_json(const vp_estimate *e, int pretty) {
         cJSON_AddStringToObject(o, "peak_phase", d->peak_phase);
         cJSON_AddBoolToObject(o, "fits", d->fits);
         cJSON_AddNumberToObject(o, "headroom_bytes", (double)d->headroom_bytes);
+        if (d->index >= 0) {
+            /* the caching allocator's replay (reserved.c) */
+            cJSON *al = cJSON_AddObjectToObject(o, "allocator");
+            cJSON_AddBoolToObject(al, "fragmentation", d->fragmentation);
+            add_u64(al, "failed_request_bytes", d->failed_request_bytes);
+            add_u64(al, "cached_unusable_bytes", d->cached_unusable_bytes);
+            cJSON_AddNumberToObject(al, "retries", d->alloc_retries);
+            cJSON_AddStringToObject(al, "note", d->allocator_note);
+        }
         cJSON *dom = cJSON_AddArrayToObject(o, "dominant");
         for (int k = 0; k < d->n_components && k < 2; k++) cJSON_AddItemToArray(dom, cJSON_CreateString(d->components[k].id));
         cJSON *ph = cJSON_AddArrayToObject(o, "phases");

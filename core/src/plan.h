@@ -2,6 +2,7 @@
 #ifndef VP_PLAN_H
 #define VP_PLAN_H
 
+#include "alloc_sim.h"
 #include "arch.h"
 #include "gpu.h"
 
@@ -101,6 +102,8 @@ typedef struct vp_plan {
     int n_warnings;
     char warnings[4][200];   /* explained warnings found while validating */
     int quiet;               /* numbers only, no explanation strings (re-estimates behind suggestions) */
+    char alloc_conf_text[256]; /* runtime.pytorch_cuda_alloc_conf as given ("" = PyTorch's defaults) */
+    vp_alloc_conf alloc_conf;  /* ... as PyTorch reads it */
 } vp_plan;
 
 /* Refuses workloads whose tokens or bytes no machine could hold (plan_parse.c); the planning layer

@@ -39,6 +39,12 @@ typedef struct {
 /* Derive every term of an instance as seen by GPU `rank`. */
 void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, int64_t rank, vp_inst_calc *c);
 
+/* Bytes per token of one block's saved activations on this device (include_s2: with the s×s
+ * attention terms). */
+double vp_block_bytes(const vp_inst_calc *c, int include_s2);
+/* bf16 copies of the matmul weights autocast makes in forward (timeline_train.c). */
+int64_t vp_amp_weight_copies(const vp_inst_calc *c);
+
 /* Tensors resident for the whole step on a device: weights, adapters, optimizer state. */
 void vp_add_resident(vp_moment *m, const vp_inst_calc *c, int with_state);
 /* Moments of one device's step (train: forward/backward/step; infer: prefill/decode). */

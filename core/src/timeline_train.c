@@ -49,7 +49,7 @@ void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, int64_t rank,
 }
 
 /* Bytes of one block's saved activations per token on this device. */
-static double block_bytes(const vp_inst_calc *c, int include_s2) {
+double vp_block_bytes(const vp_inst_calc *c, int include_s2) {
     const vp_acts *a = &c->a;
     double repl = a->layer_repl;
     double rest = a->layer - a->layer_attn_s - repl;
@@ -84,7 +84,7 @@ static void add_workspace(vp_moment *m) {
 
 /* bf16 copies of the matmul weights that autocast makes in forward; the matmuls save them for
  * backward (memory-facts §2.5: ≈ 2 B per parameter held from forward to backward). */
-static int64_t amp_weight_copies(const vp_inst_calc *c) {
+int64_t vp_amp_weight_copies(const vp_inst_calc *c) {
     if (!vp_is_amp(c->in) || c->in->activations == VP_ACT_NO_GRAD) return 0;
     const vp_param_counts *pc = &c->in->pc;
     double n = (double)pc->linear_in_layers * c->ds.layer_frac / c->act_div_shard;
@@ -96,7 +96,7 @@ static void add_acts(vp_moment *m, const vp_inst_calc *c, double frac_layers, in
     const vp_acts *a = &c->a;
     double T = (double)a->tokens;
     double L = (double)a->layers * c->ds.layer_frac * c->inflight * frac_layers;
-    double blk = block_bytes(c, 0);
+    double blk = vp_block_bytes(c, 0);
     int64_t lay = (int64_t)(T * blk * L);
     int64_t s2 = (int64_t)(T * a->layer_attn_s / c->act_div_shard * L);
     int64_t ck = (int64_t)(T * a->ckpt_layer / c->act_div_repl * L);
@@ -138,9 +138,9 @@ static void add_kv_train(vp_moment *m, const vp_inst_calc *c, int gc, int graph_
 static void nograd_forward(vp_moment *m, const vp_inst_calc *c) {
     const vp_acts *a = &c->a;
     double T = (double)a->tokens;
-    int64_t one = (int64_t)(T * (block_bytes(c, 1) + a->fwd_temp / c->act_div_shard));
+    int64_t one = (int64_t)(T * (vp_block_bytes(c, 1) + a->fwd_temp / c->act_div_shard));
     vp_moment_add(m, &c->owner, "activations", "Forward temporaries (no grad)", one,
-                  "one block at a time: %.0f tokens × %.0f B", T, block_bytes(c, 1) + a->fwd_temp / c->act_div_shard);
+                  "one block at a time: %.0f tokens × %.0f B", T, vp_block_bytes(c, 1) + a->fwd_temp / c->act_div_shard);
     if (!c->on_head) return;
     int64_t lg = c->l.out + (c->in->logprobs_fp32 ? 8 * c->l.elems : 4 * c->l.elems);
     vp_moment_add(m, &c->owner, "logits", "Logits (no grad)", lg,
@@ -210,7 +210,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         if (c->in->activations == VP_ACT_NO_GRAD || c->in->activations == VP_ACT_NONE) continue;
         int gc = c->in->gc_every > 0;
         double passes = c->in->activations == VP_ACT_KEEP_GRAPH ? (double)c->in->passes : 1.0;
-        int64_t casts = amp_weight_copies(c);
+        int64_t casts = vp_amp_weight_copies(c);
         char cnt[24];
         vp_fmt_count(cnt, sizeof cnt, (double)casts / 2.0);
         int64_t T = c->a.tokens;
@@ -218,7 +218,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         double frac_ck = gc ? 1.0 / (double)c->in->gc_every : 0.0;
         const vp_acts *a = &c->a;
         double bwd_temp = a->bwd_temp / c->act_div_shard;
-        int64_t one_block = (int64_t)((double)T * (block_bytes(c, 1) + bwd_temp));
+        int64_t one_block = (int64_t)((double)T * (vp_block_bytes(c, 1) + bwd_temp));
         int act_offload = c->in->sharded && plan->par.activation_offload;
 
         /* end of forward, at the loss */
@@ -291,7 +291,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_moment_add(b1, &c->owner, "backward_temp", gc ? "Recomputed block + gradient temporaries" : "Gradient temporaries",
                       gc || act_offload ? one_block : (int64_t)((double)T * bwd_temp),
                       "one block's backward: %lld tokens × %.0f B%s", (long long)T,
-                      gc || act_offload ? block_bytes(c, 1) + bwd_temp : bwd_temp,
+                      gc || act_offload ? vp_block_bytes(c, 1) + bwd_temp : bwd_temp,
                       gc ? " (its activations recomputed, then gradients)" : "");
 
         /* end of backward: activations freed, all gradients present */

@@ -1,0 +1,88 @@
+/* alloc_events.h: a step of training or inference as the ordered list of tensor allocations and
+ * frees PyTorch's caching allocator sees (events_train.c, events_infer.c), and the replay of that
+ * list through the allocator model (alloc_sim.c) that gives peak reserved memory and the verdict
+ * (reserved.c). The moment timelines (timeline_*.c) give the breakdown of allocated bytes; these
+ * lists give what the allocator does with the same tensors. */
+#ifndef VP_ALLOC_EVENTS_H
+#define VP_ALLOC_EVENTS_H
+
+#include <stdint.h>
+
+#include "alloc_sim.h"
+#include "timeline.h"
+
+enum { VP_PH_LOAD = 0, VP_PH_FORWARD, VP_PH_BACKWARD, VP_PH_STEP, VP_PH_PREFILL, VP_PH_DECODE, VP_PH_N };
+extern const char *const vp_ev_phase_names[VP_PH_N];
+
+/* size > 0: allocate `size` bytes (the event's index is the tensor's id); size == 0: free tensor
+ * `id`. */
+typedef struct {
+    uint64_t size;
+    int32_t id;
+    uint8_t phase;
+} vp_event;
+
+typedef struct {
+    vp_event *ev;
+    int32_t n, cap;
+    int failed; /* out of memory while building: the list is incomplete */
+    uint8_t phase;
+} vp_events;
+
+void vp_events_init(vp_events *e);
+void vp_events_free(vp_events *e);
+/* Allocate a tensor of `bytes` (nothing when bytes <= 0: returns -1). */
+int32_t vp_ev_alloc(vp_events *e, int64_t bytes);
+void vp_ev_free(vp_events *e, int32_t id);
+
+/* A group of tensors freed together (one block's saved activations, all .grad tensors...). */
+typedef struct {
+    int32_t *id;
+    int32_t n, cap;
+} vp_tensors;
+void vp_tensors_push(vp_tensors *t, vp_events *e, int32_t id);
+/* Free every tensor of the group, newest first, and empty it. */
+void vp_tensors_release(vp_tensors *t, vp_events *e);
+void vp_tensors_dispose(vp_tensors *t);
+
+/* Parameter tensors in module-construction order, as element counts (param_tensors.c). */
+#define VP_MAX_BLOCK_TENSORS 40
+typedef struct {
+    int n;
+    int64_t elems[VP_MAX_BLOCK_TENSORS];
+    unsigned char matmul[VP_MAX_BLOCK_TENSORS]; /* a matmul weight autocast casts */
+} vp_tlist;
+/* One transformer block's parameters (the first block for families whose blocks differ). */
+void vp_block_param_tensors(const vp_instance *in, vp_tlist *t);
+/* Parameters outside the blocks: created before the blocks (embeddings) and after them (final norm,
+ * head, other modules). */
+void vp_outer_param_tensors(const vp_instance *in, vp_tlist *pre, vp_tlist *post);
+/* Blocks of an instance (t5: encoder + decoder). */
+int64_t vp_block_count(const vp_instance *in);
+
+/* A tied output head is built as its own nn.Linear and then replaced by the embedding matrix
+ * (transformers PreTrainedModel.tie_weights after __init__): its first weight is allocated and freed
+ * at load, leaving a cached block of vocab x hidden. */
+void vp_untied_head(vp_events *e, const vp_inst_calc *c, double bytes_per_elem);
+
+/* The events of one device's job: three training steps, or one generate call. */
+void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
+void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
+
+/* ---- reserved.c ---- */
+typedef struct {
+    uint64_t peak_alloc;      /* max allocated bytes over the replay */
+    uint64_t peak_reserved;   /* max reserved (segments) over the replay, without a memory limit */
+    int peak_phase;           /* VP_PH_* of the reserved peak */
+    int fits;                 /* replayed under the usable memory without an out-of-memory error */
+    int retries;              /* cudaMalloc failures PyTorch recovered from by freeing its cache */
+    int oom_phase;            /* VP_PH_* of the failing request when !fits */
+    vp_alloc_oom oom;         /* the failing request when !fits */
+    int32_t n_events;
+} vp_reserved;
+
+/* Replay `ev` through the allocator model under `conf`; `usable` is what the allocator may take
+ * (0 = unlimited). */
+void vp_replay(const vp_events *ev, const vp_alloc_conf *conf, uint64_t usable, vp_reserved *out);
+
+#endif

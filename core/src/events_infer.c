@@ -1,0 +1,188 @@
+/* events_infer.c: one `model.generate` call as the allocator sees it (HF transformers 5.x, greedy,
+ * DynamicCache). Prefill runs the prompt block by block under no_grad; each layer's cache starts
+ * as torch.cat([empty, k]) (cache_utils.py DynamicLayer.update), a copy of the projected K and V.
+ * Every decode step then replaces each layer's K and V with torch.cat([K, k_new]): a new tensor one
+ * token longer is allocated while the old one is still referenced, and the old one is freed. The
+ * freed blocks are one token too short for the next step's request, so the cache keeps segments
+ * that no later request fits: the reserved-but-unallocated memory of generate (measured 0.3-0.45 x
+ * the KV cache, tests/groundtruth/h100-2026-11-23 traces). Logits: the last position only
+ * (logits_to_keep=1), copied to fp32 for the logits processors, kept until the next step. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_events.h"
+#include "util.h"
+
+/* KV bytes per token of one layer's K (or V): a_kv heads × head_dim (memory-facts §7.1). */
+static double kv_half(const vp_plan *plan, const vp_inst_calc *c) {
+    const vp_arch *a = &c->in->arch;
+    return (double)(a->kv_heads * a->head_dim) * vp_dtype_bytes(plan->kv_dtype) / c->act_div_shard;
+}
+
+static void alloc_weights(vp_events *e, const vp_inst_calc *c) {
+    if (!c->owns_weights) return;
+    vp_tlist blk, pre, post;
+    vp_block_param_tensors(c->in, &blk);
+    vp_outer_param_tensors(c->in, &pre, &post);
+    double nb = (double)vp_block_count(c->in) * c->ds.layer_frac;
+    int64_t n = (int64_t)(nb + 0.5) > 0 ? (int64_t)(nb + 0.5) : 1;
+    double total = 0;
+    for (int k = 0; k < blk.n; k++) total += (double)blk.elems[k] * (double)n;
+    for (int k = 0; k < pre.n; k++) total += (double)pre.elems[k];
+    for (int k = 0; k < post.n; k++) total += (double)post.elems[k];
+    double scale = total > 0 ? (double)c->ds.weights.bytes / total : 0;
+    for (int k = 0; k < pre.n; k++) vp_ev_alloc(e, (int64_t)((double)pre.elems[k] * scale));
+    for (int64_t b = 0; b < n; b++)
+        for (int k = 0; k < blk.n; k++) vp_ev_alloc(e, (int64_t)((double)blk.elems[k] * scale));
+    for (int k = 0; k < post.n; k++) vp_ev_alloc(e, (int64_t)((double)post.elems[k] * scale));
+    vp_untied_head(e, c, scale);
+    vp_ev_alloc(e, c->ds.quant.bytes);
+    vp_ev_alloc(e, c->ds.adapters.bytes);
+}
+
+typedef struct {
+    int32_t *k, *v;
+} cache_ev;
+
+/* RMSNorm under no_grad (LlamaRMSNorm): x.float(), x * rsqrt(...) in fp32, then weight * x.to(dtype). */
+static int32_t prefill_norm(vp_events *e, double T, double h, double adt) {
+    int32_t f1 = adt < 4 ? vp_ev_alloc(e, (int64_t)(T * h * 4.0)) : -1;
+    int32_t f2 = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
+    int32_t c = adt < 4 ? vp_ev_alloc(e, (int64_t)(T * h * adt)) : -1;
+    int32_t out = vp_ev_alloc(e, (int64_t)(T * h * adt));
+    vp_ev_free(e, c);
+    vp_ev_free(e, f2);
+    vp_ev_free(e, f1);
+    return out;
+}
+
+/* apply_rotary_pos_emb: x * cos + rotate_half(x) * sin, rotate_half = cat(-x2, x1); frees x. */
+static int32_t prefill_rope(vp_events *e, double T, double w, int32_t x) {
+    int32_t a = vp_ev_alloc(e, (int64_t)(T * w)); /* x * cos */
+    int32_t n = vp_ev_alloc(e, (int64_t)(T * w / 2.0)); /* -x2 */
+    int32_t r = vp_ev_alloc(e, (int64_t)(T * w)); /* cat */
+    vp_ev_free(e, n);
+    int32_t b = vp_ev_alloc(e, (int64_t)(T * w)); /* * sin */
+    vp_ev_free(e, r);
+    int32_t out = vp_ev_alloc(e, (int64_t)(T * w));
+    vp_ev_free(e, b);
+    vp_ev_free(e, a);
+    vp_ev_free(e, x);
+    return out;
+}
+
+static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
+    const vp_instance *in = c->in;
+    const vp_arch *a = &in->arch;
+    double b = (double)plan->batch, s = (double)plan->seq;
+    double adt = vp_dtype_bytes(vp_act_dtype(in));
+    double h = (double)a->hidden / c->act_div_repl;
+    double f = (double)(a->experts ? a->expert_inter * a->experts_per_tok : a->inter) / c->act_div_shard;
+    int has_kv = a->kind != VP_KIND_VIT && a->kind != VP_KIND_DIT;
+    double T = (double)c->a.tokens;
+    int64_t L = a->layers;
+    if (a->kind == VP_KIND_T5) {
+        T = b * s;
+        L = a->dec_layers;
+    }
+    L = (int64_t)((double)L * c->ds.layer_frac + 0.5);
+    if (L < 1) L = 1;
+    double kvh = has_kv ? kv_half(plan, c) : 0.0;
+    cache_ev cache = {calloc((size_t)L, sizeof(int32_t)), calloc((size_t)L, sizeof(int32_t))};
+    if (!cache.k || !cache.v) {
+        free(cache.k);
+        free(cache.v);
+        e->failed = 1;
+        return;
+    }
+    e->phase = VP_PH_PREFILL;
+    /* t5: the encoder output and every decoder layer's cross-attention K,V over the prompt */
+    if (a->kind == VP_KIND_T5) {
+        vp_ev_alloc(e, (int64_t)(T * adt * h));
+        for (int64_t l = 0; l < L; l++) {
+            vp_ev_alloc(e, (int64_t)(T * kvh));
+            vp_ev_alloc(e, (int64_t)(T * kvh));
+        }
+        T = b; /* the decoder starts from one token */
+    }
+    double qd = (double)(a->heads * a->head_dim) / c->act_div_shard;
+    double kvd = (double)(a->kv_heads * a->head_dim) / c->act_div_shard;
+    double in_b = (double)vp_dtype_bytes(vp_act_dtype(in));
+    int32_t cur = vp_ev_alloc(e, (int64_t)(T * h * adt)); /* embedding output */
+    for (int64_t l = 0; l < L; l++) {
+        /* one block under no_grad, op by op as HF LlamaDecoderLayer runs it (modeling_llama.py): every
+         * intermediate is freed as soon as nothing references it */
+        int32_t nrm = prefill_norm(e, T, h, adt);
+        int32_t q = vp_ev_alloc(e, (int64_t)(T * qd * in_b)), k = vp_ev_alloc(e, (int64_t)(T * kvd * in_b));
+        int32_t v = vp_ev_alloc(e, (int64_t)(T * kvd * in_b));
+        int32_t q2 = prefill_rope(e, T, qd * in_b, q), k2 = prefill_rope(e, T, kvd * in_b, k);
+        vp_ev_free(e, nrm);
+        /* DynamicLayer.update: keys = torch.cat([keys, k]) (a copy), then values */
+        cache.k[l] = vp_ev_alloc(e, (int64_t)(T * kvh));
+        cache.v[l] = vp_ev_alloc(e, (int64_t)(T * kvh));
+        vp_ev_free(e, k2);
+        vp_ev_free(e, v);
+        int32_t o = vp_ev_alloc(e, (int64_t)(T * qd * in_b)); /* SDPA output */
+        vp_ev_free(e, q2);
+        int32_t ao = vp_ev_alloc(e, (int64_t)(T * h * adt)); /* o_proj */
+        vp_ev_free(e, o);
+        int32_t r2 = vp_ev_alloc(e, (int64_t)(T * h * adt)); /* residual + attention */
+        vp_ev_free(e, ao);
+        vp_ev_free(e, cur);
+        nrm = prefill_norm(e, T, h, adt);
+        /* LlamaMLP: down(act(gate(x)) * up(x)) */
+        int32_t g = vp_ev_alloc(e, (int64_t)(T * f * adt)), act = vp_ev_alloc(e, (int64_t)(T * f * adt));
+        vp_ev_free(e, g);
+        int32_t u = vp_ev_alloc(e, (int64_t)(T * f * adt)), pr = vp_ev_alloc(e, (int64_t)(T * f * adt));
+        vp_ev_free(e, act);
+        vp_ev_free(e, u);
+        int32_t dn = vp_ev_alloc(e, (int64_t)(T * h * adt));
+        vp_ev_free(e, pr);
+        vp_ev_free(e, nrm);
+        cur = vp_ev_alloc(e, (int64_t)(T * h * adt)); /* residual + MLP */
+        vp_ev_free(e, dn);
+        vp_ev_free(e, r2);
+    }
+    vp_ev_free(e, cur);
+    double bv = b * (double)a->vocab;
+    int32_t lg = vp_ev_alloc(e, (int64_t)(bv * adt));
+    int32_t lg32 = vp_ev_alloc(e, (int64_t)(bv * 4.0));
+    vp_ev_free(e, lg);
+    if (!has_kv) {
+        vp_ev_free(e, lg32);
+        free(cache.k);
+        free(cache.v);
+        return;
+    }
+    e->phase = VP_PH_DECODE;
+    double ctx = T;
+    for (int64_t step = 1; step < plan->new_tokens && !e->failed; step++) {
+        ctx += b;
+        for (int64_t l = 0; l < L; l++) {
+            int32_t kn = vp_ev_alloc(e, (int64_t)(b * kvh)), vn = vp_ev_alloc(e, (int64_t)(b * kvh));
+            int32_t k2 = vp_ev_alloc(e, (int64_t)(ctx * kvh));
+            vp_ev_free(e, cache.k[l]);
+            cache.k[l] = k2;
+            int32_t v2 = vp_ev_alloc(e, (int64_t)(ctx * kvh));
+            vp_ev_free(e, cache.v[l]);
+            cache.v[l] = v2;
+            vp_ev_free(e, kn);
+            vp_ev_free(e, vn);
+        }
+        int32_t nl = vp_ev_alloc(e, (int64_t)(bv * adt));
+        int32_t nl32 = vp_ev_alloc(e, (int64_t)(bv * 4.0));
+        vp_ev_free(e, nl);
+        vp_ev_free(e, lg32);
+        lg32 = nl32;
+    }
+    free(cache.k);
+    free(cache.v);
+}
+
+void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out) {
+    out->phase = VP_PH_LOAD;
+    for (int i = 0; i < n; i++) alloc_weights(out, &cs[i]);
+    vp_ev_alloc(out, vp_cublas_workspace_bytes());
+    for (int i = 0; i < n && !out->failed; i++)
+        if (cs[i].in->activations != VP_ACT_NONE) generate(plan, &cs[i], out);
+}

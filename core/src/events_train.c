@@ -1,0 +1,417 @@
+/* events_train.c: three training steps as the allocator sees them, tensor by tensor, in the order
+ * of the training loop of shared/groundtruth/measure.py (and HF Trainer's): model built on the GPU
+ * (one allocation per nn.Parameter), then per step: frozen models' no-grad forwards, forward (each
+ * block's saved tensors, autocast weight copies, transients), logits and loss, backward from the
+ * last block to the first (gradient temporaries, .grad tensors, saved tensors freed), optimizer
+ * step (state created lazily at step 1, torch.optim _init_group; foreach intermediates),
+ * zero_grad(set_to_none=True), `del out`. Three steps, because step 1 places the optimizer state
+ * in the cache that step 1's logits and activations left, and steps 2 and 3 then find what fits
+ * (measured: the reserved peak of every groundtruth trace is reached in step 2 or 3).
+ *
+ * Sizes come from the same terms as the moment timeline (timeline_train.c): the parameter tensors
+ * of param_tensors.c scaled to this device's bytes of weights, grads and states (sharding.c), the
+ * per-token activation terms of activations_*.c split into tensors of the model's widths, the
+ * logits terms of logits.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_events.h"
+#include "util.h"
+
+typedef struct {
+    const vp_inst_calc *c;
+    vp_tlist blk, pre, post;
+    int64_t nblocks;     /* blocks on this device */
+    int64_t act_blocks;  /* blocks as the activation terms count them (t5 folds all into one) */
+    double list_elems;   /* elements of the parameter list on this device */
+    double wscale;       /* weight bytes per element */
+    double gscale;       /* .grad bytes per element (full fine-tuning) */
+    int lora;            /* trainable tensors are adapters */
+    int n_adapter;       /* adapter tensors per block (A and B per target) */
+    double adapter_bytes;/* bytes of one adapter tensor */
+    double adapter_grad; /* grad bytes of one adapter tensor */
+    int n_states;        /* optimizer state tensors per trainable tensor */
+    double state_scale;  /* state bytes per trainable byte of grads */
+    double temp_scale;   /* foreach intermediate bytes per trainable byte of grads */
+    vp_tensors grads, states, kept, outside;
+    vp_tensors *saved;   /* per block */
+    vp_tensors *casts;   /* per block: autocast copies of its matmul weights */
+    int32_t head_cast;
+} inst_ev;
+
+static int trained(const vp_inst_calc *c) {
+    return c->in->activations == VP_ACT_TRAIN || c->in->activations == VP_ACT_KEEP_GRAPH;
+}
+
+static int64_t popcount(unsigned v) {
+    int64_t n = 0;
+    for (; v; v &= v - 1) n++;
+    return n;
+}
+
+static void inst_init(inst_ev *x, const vp_inst_calc *c) {
+    memset(x, 0, sizeof *x);
+    x->c = c;
+    x->head_cast = -1;
+    const vp_instance *in = c->in;
+    vp_block_param_tensors(in, &x->blk);
+    vp_outer_param_tensors(in, &x->pre, &x->post);
+    double nb = (double)vp_block_count(in) * c->ds.layer_frac;
+    x->nblocks = (int64_t)(nb + 0.5);
+    if (x->nblocks < 1) x->nblocks = 1;
+    double one = 0, outer = 0;
+    for (int k = 0; k < x->blk.n; k++) one += (double)x->blk.elems[k];
+    for (int k = 0; k < x->pre.n; k++) outer += (double)x->pre.elems[k];
+    for (int k = 0; k < x->post.n; k++) outer += (double)x->post.elems[k];
+    x->list_elems = one * (double)x->nblocks + outer;
+    if (x->list_elems < 1) x->list_elems = 1;
+    x->wscale = (double)c->ds.weights.bytes / x->list_elems;
+    int64_t grad_bytes = c->ds.grads.bytes;
+    x->lora = in->ft != VP_FT_FULL;
+    if (x->lora) {
+        int64_t t = popcount(in->lora_targets);
+        x->n_adapter = (int)(2 * (t > 0 ? t : 1));
+        double per_block = (double)c->ds.adapters.bytes / (double)x->nblocks;
+        x->adapter_bytes = per_block / x->n_adapter;
+        x->adapter_grad = (double)grad_bytes / (double)x->nblocks / x->n_adapter;
+    } else {
+        x->gscale = (double)grad_bytes / x->list_elems;
+    }
+    /* optimizer state per tensor: Adam's exp_avg and exp_avg_sq (torch/optim/adamw.py _init_group),
+     * one momentum for SGD and Lion, one factored state for Adafactor */
+    vp_optimizer o = in->optimizer;
+    x->n_states = (o == VP_OPT_ADAMW || o == VP_OPT_ADAM || o == VP_OPT_ADAMW_8BIT) ? 2 : 1;
+    x->state_scale = grad_bytes > 0 ? (double)c->ds.states.bytes / (double)grad_bytes : 0;
+    x->temp_scale = grad_bytes > 0 ? (double)c->ds.opt_temp.bytes / (double)grad_bytes : 0;
+    x->act_blocks = (int64_t)((double)c->a.layers * c->ds.layer_frac + 0.5);
+    if (x->act_blocks < 1) x->act_blocks = 1;
+    if (x->act_blocks > x->nblocks) x->act_blocks = x->nblocks;
+    x->saved = calloc((size_t)x->act_blocks, sizeof *x->saved);
+    x->casts = calloc((size_t)x->act_blocks, sizeof *x->casts);
+}
+
+static void inst_dispose(inst_ev *x) {
+    vp_tensors_dispose(&x->grads);
+    vp_tensors_dispose(&x->states);
+    vp_tensors_dispose(&x->kept);
+    vp_tensors_dispose(&x->outside);
+    for (int64_t b = 0; x->saved && b < x->act_blocks; b++) vp_tensors_dispose(&x->saved[b]);
+    for (int64_t b = 0; x->casts && b < x->act_blocks; b++) vp_tensors_dispose(&x->casts[b]);
+    free(x->saved);
+    free(x->casts);
+}
+
+/* Tensors of `per_token` bytes per token over T tokens, cut at the model's width `unit` (bytes per
+ * token of one hidden-width tensor): what one op's output is. */
+static void alloc_split(vp_events *e, vp_tensors *into, double T, double per_token, double unit) {
+    if (per_token <= 0 || T <= 0) return;
+    if (unit <= 0) unit = per_token;
+    double n = per_token / unit;
+    int64_t whole = (int64_t)n;
+    if (whole > 64) whole = 64, unit = per_token / 64.0; /* a bounded number of tensors */
+    for (int64_t k = 0; k < whole; k++) vp_tensors_push(into, e, vp_ev_alloc(e, (int64_t)(T * unit)));
+    double rest = per_token - (double)whole * unit;
+    if (rest * T >= 512.0) vp_tensors_push(into, e, vp_ev_alloc(e, (int64_t)(T * rest)));
+}
+
+/* ---- model states ---- */
+
+static void alloc_weights(vp_events *e, inst_ev *x) {
+    const vp_inst_calc *c = x->c;
+    if (!c->owns_weights) return;
+    for (int k = 0; k < x->pre.n; k++) vp_ev_alloc(e, (int64_t)((double)x->pre.elems[k] * x->wscale));
+    for (int64_t b = 0; b < x->nblocks; b++) {
+        for (int k = 0; k < x->blk.n; k++) vp_ev_alloc(e, (int64_t)((double)x->blk.elems[k] * x->wscale));
+        if (x->lora)
+            for (int k = 0; k < x->n_adapter; k++) vp_ev_alloc(e, (int64_t)x->adapter_bytes);
+    }
+    for (int k = 0; k < x->post.n; k++) vp_ev_alloc(e, (int64_t)((double)x->post.elems[k] * x->wscale));
+    vp_untied_head(e, c, x->wscale);
+    /* quantization constants and sharded flat buffers as whole tensors */
+    vp_ev_alloc(e, c->ds.quant.bytes);
+    if (!x->lora) vp_ev_alloc(e, c->ds.adapters.bytes);
+    vp_ev_alloc(e, c->ds.master.bytes);
+    vp_ev_alloc(e, c->ds.buckets.bytes);
+}
+
+/* .grad tensors of block b (or of the outer tensors: b = -1 head side, -2 embedding side). */
+static void alloc_grads(vp_events *e, inst_ev *x, int64_t b, int accumulate) {
+    const vp_inst_calc *c = x->c;
+    if (!trained(c) || c->grads_resident) return;
+    vp_tensors tmp = {0};
+    vp_tensors *into = accumulate ? &tmp : &x->grads;
+    if (x->lora) {
+        if (b >= 0)
+            for (int k = 0; k < x->n_adapter; k++) vp_tensors_push(into, e, vp_ev_alloc(e, (int64_t)x->adapter_grad));
+    } else {
+        const vp_tlist *t = b >= 0 ? &x->blk : b == -1 ? &x->post : &x->pre;
+        for (int k = t->n - 1; k >= 0; k--)
+            vp_tensors_push(into, e, vp_ev_alloc(e, (int64_t)((double)t->elems[k] * x->gscale)));
+    }
+    /* with gradient accumulation the new gradient is added into .grad and freed */
+    vp_tensors_release(&tmp, e);
+    vp_tensors_dispose(&tmp);
+}
+
+/* All .grad tensors at once (Megatron's contiguous buffer, accumulation kept from the start). */
+static void alloc_resident_grads(vp_events *e, inst_ev *x) {
+    const vp_inst_calc *c = x->c;
+    if (!trained(c) || !c->grads_resident) return;
+    vp_tensors_push(&x->grads, e, vp_ev_alloc(e, c->ds.grads.bytes));
+}
+
+static void foreach_trainable(vp_events *e, inst_ev *x, vp_tensors *into, double scale, int per_tensor) {
+    if (scale <= 0) return;
+    if (x->lora) {
+        for (int64_t b = 0; b < x->nblocks; b++)
+            for (int k = 0; k < x->n_adapter; k++)
+                for (int s = 0; s < per_tensor; s++)
+                    vp_tensors_push(into, e, vp_ev_alloc(e, (int64_t)(x->adapter_grad * scale / per_tensor)));
+        return;
+    }
+    const vp_tlist *lists[3] = {&x->pre, &x->blk, &x->post};
+    for (int l = 0; l < 3; l++) {
+        int64_t reps = l == 1 ? x->nblocks : 1;
+        for (int64_t r = 0; r < reps; r++)
+            for (int k = 0; k < lists[l]->n; k++)
+                for (int s = 0; s < per_tensor; s++)
+                    vp_tensors_push(into, e,
+                                    vp_ev_alloc(e, (int64_t)((double)lists[l]->elems[k] * x->gscale * scale / per_tensor)));
+    }
+}
+
+static void optimizer_step(vp_events *e, inst_ev *x, int first) {
+    const vp_inst_calc *c = x->c;
+    if (!trained(c)) return;
+    /* states created at the first step, one zeros_like per state per parameter */
+    if (first) {
+        if (c->grads_resident || x->lora || x->gscale > 0)
+            foreach_trainable(e, x, &x->states, x->state_scale, x->n_states);
+        if (c->grads_resident && x->state_scale <= 0) vp_tensors_push(&x->states, e, vp_ev_alloc(e, c->ds.states.bytes));
+    }
+    vp_tensors tmp = {0};
+    if (c->in->impl == VP_IMPL_FOREACH) {
+        /* _multi_tensor_adamw: torch._foreach_sqrt(exp_avg_sqs) makes one intermediate per parameter */
+        foreach_trainable(e, x, &tmp, x->temp_scale, 1);
+    } else {
+        /* for-loop and Adafactor: temporaries of the largest tensor, one tensor at a time */
+        vp_tensors_push(&tmp, e, vp_ev_alloc(e, c->ds.opt_temp.bytes));
+    }
+    vp_tensors_release(&tmp, e);
+    vp_tensors_dispose(&tmp);
+}
+
+/* ---- activations ---- */
+
+/* Bytes per token of the two widths the blocks' tensors have. */
+static double unit_h(const vp_inst_calc *c) {
+    return (double)vp_dtype_bytes(vp_act_dtype(c->in)) * (double)c->in->arch.hidden / c->act_div_repl;
+}
+static double unit_f(const vp_inst_calc *c) {
+    const vp_arch *a = &c->in->arch;
+    double f = (double)(a->experts ? a->expert_inter * a->experts_per_tok : a->inter);
+    return (double)vp_dtype_bytes(vp_act_dtype(c->in)) * f / c->act_div_shard;
+}
+
+static double tokens(const vp_inst_calc *c) { return (double)c->a.tokens * c->inflight; }
+
+/* Training-time KV cache tensors HF keeps in the output (use_cache=True without checkpointing). */
+static int keeps_kv(const vp_inst_calc *c) { return !(c->in->gc_every > 0) && !c->a.megatron; }
+
+/* The parameter blocks [*lo, *hi) that activation block b stands for. */
+static void param_range(const inst_ev *x, int64_t b, int64_t *lo, int64_t *hi) {
+    *lo = b * x->nblocks / x->act_blocks;
+    *hi = (b + 1) * x->nblocks / x->act_blocks;
+}
+
+/* Autocast's bf16 copies of the matmul weights of activation block b (kept for backward). */
+static void alloc_casts(vp_events *e, inst_ev *x, int64_t b) {
+    const vp_inst_calc *c = x->c;
+    int64_t lo, hi;
+    param_range(x, b, &lo, &hi);
+    for (int64_t j = lo; j < hi; j++)
+        for (int k = 0; k < x->blk.n; k++)
+            if (x->blk.matmul[k])
+                vp_tensors_push(&x->casts[b], e, vp_ev_alloc(e, (int64_t)(2.0 * (double)x->blk.elems[k] / c->act_div_shard)));
+}
+
+/* The forward of block b: autocast copies, saved tensors, transients. */
+static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed, double passes) {
+    const vp_inst_calc *c = x->c;
+    double T = tokens(c) * passes;
+    vp_tensors *sv = &x->saved[b];
+    vp_tensors tmp = {0};
+    int32_t gather = vp_ev_alloc(e, c->ds.gathered.bytes);
+    if (vp_is_amp(c->in) && c->in->activations != VP_ACT_NO_GRAD) alloc_casts(e, x, b);
+    double saved = vp_block_bytes(c, 1);
+    double kv_graph = keeps_kv(c) ? (c->a.kv_total - c->a.kv_extra) / c->act_div_shard : 0.0;
+    if (kv_graph > saved) kv_graph = saved;
+    if (checkpointed) {
+        /* non-reentrant checkpoint: the block input is kept, everything else is transient */
+        vp_tensors_push(sv, e, vp_ev_alloc(e, (int64_t)(T * c->a.ckpt_layer / c->act_div_repl)));
+        alloc_split(e, &tmp, T, saved, unit_h(c));
+    } else {
+        alloc_split(e, sv, T, saved - kv_graph, unit_h(c));
+        if (keeps_kv(c)) {
+            /* K and V of the DynamicCache (cache_utils.py DynamicLayer.update): kept by the output */
+            double kv = c->a.kv_total / c->act_div_shard;
+            vp_tensors_push(&x->kept, e, vp_ev_alloc(e, (int64_t)(T * kv / 2.0)));
+            vp_tensors_push(&x->kept, e, vp_ev_alloc(e, (int64_t)(T * kv / 2.0)));
+        }
+    }
+    alloc_split(e, &tmp, T, c->a.fwd_temp / c->act_div_shard, unit_f(c));
+    vp_tensors_release(&tmp, e);
+    if (checkpointed) vp_tensors_release(&x->casts[b], e);
+    vp_ev_free(e, gather);
+    vp_tensors_dispose(&tmp);
+}
+
+/* The backward of block b (recomputing its forward first when it was checkpointed). */
+static void block_backward(vp_events *e, inst_ev *x, int64_t b, int checkpointed, int accumulate) {
+    const vp_inst_calc *c = x->c;
+    double T = tokens(c);
+    vp_tensors tmp = {0};
+    int32_t gather = vp_ev_alloc(e, c->ds.gathered.bytes);
+    if (checkpointed) {
+        if (vp_is_amp(c->in)) alloc_casts(e, x, b);
+        alloc_split(e, &x->saved[b], T, vp_block_bytes(c, 1), unit_h(c));
+    }
+    alloc_split(e, &tmp, T, c->a.bwd_temp / c->act_div_shard, unit_f(c));
+    int64_t lo, hi;
+    param_range(x, b, &lo, &hi);
+    for (int64_t j = hi - 1; j >= lo; j--) alloc_grads(e, x, j, accumulate);
+    vp_tensors_release(&tmp, e);
+    vp_tensors_release(&x->saved[b], e);
+    vp_tensors_release(&x->casts[b], e);
+    vp_ev_free(e, gather);
+    vp_tensors_dispose(&tmp);
+}
+
+/* The output head and the loss (logits.c): returns the logits tensor the output keeps. */
+static void loss_forward(vp_events *e, inst_ev *x, vp_tensors *loss_saved) {
+    const vp_inst_calc *c = x->c;
+    const vp_logits *l = &c->l;
+    if (!c->on_head || l->elems == 0) return;
+    double div = c->logits_div;
+    int64_t elems = (int64_t)((double)l->elems / div);
+    if (vp_is_amp(c->in) && c->in->arch.kind != VP_KIND_VIT)
+        x->head_cast = vp_ev_alloc(e, 2 * c->in->arch.vocab * c->in->arch.hidden / (int64_t)c->act_div_shard);
+    if (c->a.megatron) {
+        vp_tensors_push(loss_saved, e, vp_ev_alloc(e, (int64_t)((double)l->held / div)));
+        return;
+    }
+    int64_t adt = vp_dtype_bytes(vp_act_dtype(c->in));
+    vp_tensors_push(&x->kept, e, vp_ev_alloc(e, adt * elems));          /* logits in the output */
+    int64_t soft = l->held - l->out - 4 * l->elems;                      /* gemma2 softcap tanh */
+    vp_tensors_push(loss_saved, e, vp_ev_alloc(e, (int64_t)((double)soft / div)));
+    int32_t up = adt < 4 ? vp_ev_alloc(e, 4 * elems) : -1;               /* logits.float() */
+    vp_tensors_push(loss_saved, e, vp_ev_alloc(e, 4 * elems));           /* log_softmax output */
+    vp_ev_free(e, up);
+}
+
+static void loss_backward(vp_events *e, inst_ev *x, vp_tensors *loss_saved) {
+    const vp_inst_calc *c = x->c;
+    const vp_logits *l = &c->l;
+    if (!c->on_head || l->elems == 0) {
+        vp_tensors_release(loss_saved, e);
+        return;
+    }
+    int64_t elems = (int64_t)((double)l->elems / c->logits_div);
+    int64_t adt = vp_dtype_bytes(vp_act_dtype(c->in));
+    /* nll_loss backward: grad of the log-softmax output; log_softmax backward: grad of its fp32
+     * input; the cast back to the logits dtype; then the head's matmul backward */
+    int32_t g1 = vp_ev_alloc(e, 4 * elems);
+    int32_t g2 = vp_ev_alloc(e, 4 * elems);
+    vp_ev_free(e, g1);
+    vp_tensors_release(loss_saved, e);
+    int32_t g3 = adt < 4 ? vp_ev_alloc(e, adt * elems) : -1;
+    if (g3 >= 0) vp_ev_free(e, g2);
+    if (c->in->ft == VP_FT_FULL && c->on_head) alloc_grads(e, x, -1, 0);
+    vp_ev_free(e, g3 >= 0 ? g3 : g2);
+    vp_ev_free(e, x->head_cast);
+    x->head_cast = -1;
+}
+
+static void outside_forward(vp_events *e, inst_ev *x) {
+    const vp_inst_calc *c = x->c;
+    double outside = (c->ds.has_embed || c->ds.has_head) ? c->a.outside / c->act_div_repl : 0.0;
+    if (c->ctx.first && c->ctx.pp > 1) outside *= c->inflight;
+    alloc_split(e, &x->outside, (double)c->a.tokens, outside, unit_h(c));
+}
+
+/* A frozen model's no-grad forward: one block's temporaries at a time, then its logits. */
+static void nograd_forward(vp_events *e, inst_ev *x) {
+    const vp_inst_calc *c = x->c;
+    double T = (double)c->a.tokens;
+    vp_tensors tmp = {0};
+    for (int64_t b = 0; b < x->act_blocks; b++) {
+        alloc_split(e, &tmp, T, vp_block_bytes(c, 1) + c->a.fwd_temp / c->act_div_shard, unit_h(c));
+        vp_tensors_release(&tmp, e);
+    }
+    if (c->on_head && c->l.elems > 0) {
+        int64_t el = c->l.elems;
+        vp_tensors_push(&tmp, e, vp_ev_alloc(e, c->l.out));
+        vp_tensors_push(&tmp, e, vp_ev_alloc(e, 4 * el)); /* .float() */
+        if (c->in->logprobs_fp32) vp_tensors_push(&tmp, e, vp_ev_alloc(e, 4 * el)); /* log_softmax */
+        vp_tensors_release(&tmp, e);
+    }
+    vp_tensors_dispose(&tmp);
+}
+
+static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro) {
+    e->phase = VP_PH_FORWARD;
+    for (int i = 0; i < n; i++)
+        if (xs[i].c->in->activations == VP_ACT_NO_GRAD) nograd_forward(e, &xs[i]);
+    for (int64_t mb = 0; mb < micro; mb++) {
+        for (int i = 0; i < n; i++) {
+            inst_ev *x = &xs[i];
+            const vp_inst_calc *c = x->c;
+            if (!trained(c)) continue;
+            int64_t every = c->in->gc_every;
+            double passes = c->in->activations == VP_ACT_KEEP_GRAPH ? (double)c->in->passes : 1.0;
+            vp_tensors loss_saved = {0};
+            e->phase = VP_PH_FORWARD;
+            outside_forward(e, x);
+            for (int64_t b = 0; b < x->act_blocks; b++) block_forward(e, x, b, every > 0 && b % every == 0, passes);
+            loss_forward(e, x, &loss_saved);
+            e->phase = VP_PH_BACKWARD;
+            int acc = mb > 0;
+            loss_backward(e, x, &loss_saved);
+            for (int64_t b = x->act_blocks - 1; b >= 0; b--) block_backward(e, x, b, every > 0 && b % every == 0, acc);
+            vp_tensors_release(&x->outside, e);
+            if (c->in->ft == VP_FT_FULL) alloc_grads(e, x, -2, acc);
+            vp_ev_alloc(e, c->ds.grad_fp32.bytes);
+            vp_tensors_dispose(&loss_saved);
+            if (mb + 1 < micro) vp_tensors_release(&x->kept, e); /* the loop drops `out` */
+        }
+    }
+    e->phase = VP_PH_STEP;
+    for (int i = 0; i < n; i++) optimizer_step(e, &xs[i], step == 0);
+    for (int i = 0; i < n; i++) {
+        if (!xs[i].c->grads_resident) vp_tensors_release(&xs[i].grads, e); /* zero_grad(set_to_none) */
+        vp_tensors_release(&xs[i].kept, e);                                /* del out, loss */
+    }
+}
+
+void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out) {
+    inst_ev *xs = calloc((size_t)(n > 0 ? n : 1), sizeof *xs);
+    if (!xs) {
+        out->failed = 1;
+        return;
+    }
+    out->phase = VP_PH_LOAD;
+    for (int i = 0; i < n; i++) {
+        inst_init(&xs[i], &cs[i]);
+        if (!xs[i].saved || !xs[i].casts) out->failed = 1;
+    }
+    for (int i = 0; i < n && !out->failed; i++) {
+        alloc_weights(out, &xs[i]);
+        alloc_resident_grads(out, &xs[i]);
+    }
+    /* the cuBLAS workspace: allocated through PyTorch's allocator by the first GEMM (runtime.c) */
+    vp_ev_alloc(out, vp_cublas_workspace_bytes());
+    int64_t micro = plan->grad_accum > 1 ? 2 : 1;
+    for (int step = 0; step < 3 && !out->failed; step++) train_step(out, xs, n, step, micro);
+    for (int i = 0; i < n; i++) inst_dispose(&xs[i]);
+    free(xs);
+}
