@@ -30,3 +30,31 @@ test('form-level messages are sentences: no "null", no stray capital', async () 
     await context.close();
   }
 });
+
+test('compare on desktop: the table is on top, not under the results column (1440 and 1920 px)', async () => {
+  for (const [width, height] of [[1440, 900], [1920, 1080]]) {
+    const { context, page, log } = await B.openPage('', { viewport: { width, height } });
+    await page.click('#pin');
+    await page.waitForSelector('#compare:not([hidden])');
+    const n = await estimates(page);
+    await page.check('#grad-ckpt');
+    await settled(page, n);
+    await page.waitForSelector('#compare tr[data-key="peak_alloc_bytes"]');
+    const cells = page.locator('#compare tbody tr td, #compare tbody tr th, #compare .diffs li');
+    const count = await cells.count();
+    assert.ok(count > 6);
+    for (let i = 0; i < count; i++) {
+      const cell = cells.nth(i);
+      await cell.scrollIntoViewIfNeeded();
+      const hit = await cell.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return { inside: !!at && (el === at || el.contains(at)), at: at ? `${at.tagName}#${at.id}.${at.className}` : 'nothing' };
+      });
+      assert.ok(hit.inside, `${width}px: compare cell ${i} is covered by ${hit.at}`);
+    }
+    await shot(page, `20-compare-${width}`);
+    assertClean(log);
+    await context.close();
+  }
+});
