@@ -58,3 +58,18 @@ test('compare on desktop: the table is on top, not under the results column (144
     await context.close();
   }
 });
+
+test('above the fold at 1440×900: model, GPU, batch and sequence beside the verdict', async () => {
+  const { context, page, log } = await B.openPage('', { viewport: { width: 1440, height: 900 } });
+  const boxes = {};
+  for (const sel of ['#preset-search', '#preset', '#gpu', '#batch', '#seq', '#verdict .verdict-head', '#verdict [data-key="peak_reserved_bytes"]']) {
+    boxes[sel] = await page.locator(sel).boundingBox();
+    const b = boxes[sel];
+    assert.ok(b && b.y >= 0 && b.y + b.height <= 900 && b.x >= 0 && b.x + b.width <= 1440,
+      `${sel} is on the first screen: ${JSON.stringify(b)}`);
+  }
+  assert.equal(await page.evaluate(() => window.scrollY), 0);
+  await page.screenshot({ path: path.join(path.dirname(new URL(import.meta.url).pathname), '../out/web/21-first-screen-1440.png') });
+  assertClean(log);
+  await context.close();
+});
