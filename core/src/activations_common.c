@@ -38,3 +38,24 @@ vp_act_dtypes vp_act_dtypes_of(const vp_instance *in) {
     d.res = d.amp ? 4.0 : d.adt;
     return d;
 }
+
+static double item(vp_acts *r, double bytes, int count, int cache) {
+    if (bytes <= 0 || count <= 0) return 0;
+    if (r->n_items < (int)(sizeof r->items / sizeof r->items[0])) {
+        r->items[r->n_items].bytes = bytes;
+        r->items[r->n_items].count = count;
+        r->items[r->n_items].cache = cache;
+        r->n_items++;
+    }
+    return bytes * count;
+}
+
+double vp_act_item(vp_acts *r, double bytes, int count) { return item(r, bytes, count, 0); }
+double vp_act_cache_item(vp_acts *r, double bytes) { return item(r, bytes, 1, 1); }
+
+/* A tensor of the block's forward that is freed before the block ends (not saved): recorded for the
+ * allocator replay only, so it adds nothing to the saved bytes. */
+double vp_act_transient_item(vp_acts *r, double bytes) {
+    item(r, bytes, 1, 2);
+    return 0.0;
+}

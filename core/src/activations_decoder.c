@@ -5,6 +5,13 @@
 
 #include "activations.h"
 
+/* What vp_norm_saved counts, tensor by tensor. */
+static double norm_items(vp_acts *r, double res, double h, int full, vp_norm kind, int count) {
+    if (kind == VP_NORM_RMS)
+        return vp_act_item(r, 4.0 * h, count) + (full ? vp_act_item(r, res * h, count) : 0.0) + vp_act_item(r, 4.0, count);
+    return vp_act_item(r, res * h, count) + vp_act_item(r, 4.0, count) + vp_act_item(r, 4.0, count);
+}
+
 /* One decoder block of HF transformers 5.x, per token. */
 void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     const vp_arch *a = &in->arch;
@@ -24,18 +31,21 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     if (a->norm_fp32) {
         /* GemmaRMSNorm (modeling_gemma2.py): x.float() saved by pow/mul, and the fp32 normalized
          * tensor saved by `* (1.0 + weight.float())` when the weight trains; output cast back */
-        L += (double)a->norms_per_layer * (4.0 * h + (full ? 4.0 * h : 0.0) + 4.0);
+        L += vp_act_item(r, 4.0 * h, a->norms_per_layer) + (full ? vp_act_item(r, 4.0 * h, a->norms_per_layer) : 0.0) +
+             vp_act_item(r, 4.0, a->norms_per_layer);
     } else {
-        L += (double)a->norms_per_layer * vp_norm_saved(res, h, full, a->norm);
+        L += norm_items(r, res, h, full, a->norm, a->norms_per_layer);
     }
     double R = L; /* replicated under tensor parallelism (hidden-width), divided only with SP */
     /* qwen3 q_norm / k_norm (Qwen3RMSNorm over head_dim, modeling_qwen3.py): per head like LlamaRMSNorm,
      * the fp32 copy of q (k) and, when the weight trains, the normalized tensor in the input dtype */
-    if (a->qk_norm) L += (4.0 + (full ? adt : 0.0)) * (qd + kvd) + 8.0 * (heads + (double)a->kv_heads);
+    if (a->qk_norm)
+        L += vp_act_item(r, 4.0 * qd, 1) + vp_act_item(r, 4.0 * kvd, 1) + (full ? vp_act_item(r, adt * qd, 1) + vp_act_item(r, adt * kvd, 1) : 0.0) +
+             vp_act_item(r, 8.0 * heads, 1) + vp_act_item(r, 8.0 * (double)a->kv_heads, 1);
     /* inputs of the attention projections, saved only when their weights train */
     if (full) {
-        if (amp) L += (a->fused_qkv ? 1.0 : 3.0) * 2.0 * h; /* autocast casts the input per linear */
-        else L += adt * h;                                /* q, k, v share one saved input */
+        if (amp) L += vp_act_item(r, 2.0 * h, a->fused_qkv ? 1 : 3); /* autocast casts the input per linear */
+        else L += vp_act_item(r, adt * h, 1);                          /* q, k, v share one saved input */
         R = L;
     }
     /* attention core */
@@ -43,7 +53,8 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     double kv_extra = 0, kv_total = 0;
     if (!strcmp(kern, "flash") || !strcmp(kern, "mem-efficient")) {
         /* saves q, k, v (k, v at a_kv heads with enable_gqa), out and the fp32 logsumexp */
-        L += adt * (qd + 2.0 * kvd) + adt * qd + 4.0 * heads;
+        L += vp_act_item(r, adt * qd, 1) + (amp ? vp_act_item(r, adt * kvd, 1) : vp_act_cache_item(r, adt * kvd)) +
+             vp_act_cache_item(r, adt * kvd) + vp_act_item(r, adt * qd, 1) + vp_act_item(r, 4.0 * heads, 1);
         /* o_proj input shares the SDPA output (flash returns the (b, s, a, d) layout).
          * use_cache defaults to True, so HF (>= 4.56 cache_utils.py DynamicLayer.update) keeps
          * K = cat([empty, k]) and V copies and hands those copies to attention: SDPA saves the very
@@ -55,20 +66,20 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     } else if (!strcmp(kern, "math")) {
         /* _scaled_dot_product_attention_math: repeat_interleave K,V to a heads, scale q and k, fp32
          * probabilities (b, a, s, s) saved by the second matmul */
-        L += adt * qd * 3.0;      /* q·√scale, k·√scale, repeated v */
+        L += vp_act_item(r, adt * qd, 3); /* q·√scale, k·√scale, repeated v */
         attn_s += adt * heads * s; /* softmax output, per token */
-        L += adt * qd;            /* o_proj input: contiguous copy of the transposed output */
+        L += vp_act_item(r, adt * qd, 1); /* o_proj input: contiguous copy of the transposed output */
         kv_total = 2.0 * adt * kvd;
         kv_extra = kv_total;
     } else {
         /* HF eager_attention_forward: repeat_kv (copies for GQA), softmax(dtype=fp32) saved, its
          * bf16 cast saved by attn @ V, contiguous copy of the output for o_proj (memory-facts §1.2:
          * "HF eager keeps 6as²b") */
-        L += adt * qd;                          /* q */
-        L += gqa ? 2.0 * adt * qd : 2.0 * adt * kvd; /* repeated k, v */
+        L += vp_act_item(r, adt * qd, 1);                                  /* q */
+        L += gqa ? vp_act_item(r, adt * qd, 2) : vp_act_item(r, adt * kvd, 2); /* repeated k, v */
         attn_s += 4.0 * heads * s + (adt < 4 ? adt * heads * s : 0.0);
         if (a->attn_dropout > 0) attn_s += (1.0 + adt) * heads * s;
-        L += adt * qd;
+        L += vp_act_item(r, adt * qd, 1);
         kv_total = (amp ? 4.0 : adt) * kvd + adt * kvd;
         kv_extra = gqa ? kv_total : (amp ? 4.0 * kvd : 0.0);
     }
@@ -77,17 +88,17 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     }
     /* MLP */
     if (full) {
-        if (amp) L += (a->fused_gate_up ? 1.0 : (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 2.0 : 1.0)) * 2.0 * h;
-        else L += adt * h;
+        if (amp) L += vp_act_item(r, 2.0 * h, a->fused_gate_up ? 1 : (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 2 : 1));
+        else L += vp_act_item(r, adt * h, 1);
     }
     if (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU) {
         /* gate out (saved by act), act out and up out (saved by the product) */
-        L += 3.0 * adt * fe;
+        L += vp_act_item(r, adt * fe, 3);
         if (a->fused_gate_up) L += 0; /* phi3 chunks the fused output: same tensors as views */
-        if (full) L += adt * fe;      /* product = down_proj input */
+        if (full) L += vp_act_item(r, adt * fe, 1); /* product = down_proj input */
     } else {
-        L += adt * fe;                /* fc1 output saved by the activation */
-        if (full) L += adt * fe;      /* activation output = fc2 input */
+        L += vp_act_item(r, adt * fe, 1);             /* fc1 output saved by the activation */
+        if (full) L += vp_act_item(r, adt * fe, 1);   /* activation output = fc2 input */
     }
     if (moe) {
         /* transformers 5.17 MixtralSparseMoeBlock / MixtralExperts (memory-facts §8): the router's
@@ -96,17 +107,18 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
          * expert's output (saved by `* top_k_weights`); int64 token indices kept by gather and
          * index_add_. The gate/up/act/product terms are counted above with f = k · expert f. */
         double E = (double)a->experts, k = (double)a->experts_per_tok;
-        L += 4.0 * E + 4.0 * k + (full ? adt * h * k : 0.0) + adt * h * k + 16.0 * k;
+        L += vp_act_item(r, 4.0 * E, 1) + vp_act_item(r, 4.0 * k, 1) + (full ? vp_act_item(r, adt * h * k, 1) : 0.0) +
+             vp_act_item(r, adt * h * k, 1) + vp_act_item(r, 16.0 * k, 1);
     }
     if (full) {
         double mlp_in = amp ? (a->fused_gate_up ? 1.0 : (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 2.0 : 1.0)) * 2.0 * h : adt * h;
         R += mlp_in;
     }
     if (a->resid_dropout > 0) {
-        L += 2.0 * h; /* two residual dropout masks */
+        L += vp_act_item(r, 1.0 * h, 2); /* two residual dropout masks */
         R += 2.0 * h;
     }
-    L += vp_lora_act_per_token_layer(in);
+    L += vp_lora_act_items(in, r);
     r->layer = L + attn_s;
     r->layer_repl = R;
     r->layer_attn_s = attn_s;
@@ -126,7 +138,8 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
      * adapted input (down_proj's f when it is targeted) */
     if ((in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA) && in->lora_targets) {
         double widest = (in->lora_targets & (VP_T_DOWN | VP_T_FC2)) ? fe : h;
-        r->bwd_temp += (double)vp_dtype_bytes(in->lora_dtype) * widest;
+        r->lora_bwd = (double)vp_dtype_bytes(in->lora_dtype) * widest;
+        r->bwd_temp += r->lora_bwd;
     }
     r->fwd_temp = 2.0 * adt * fe + 4.0 * heads * s * (!strcmp(kern, "eager") || !strcmp(kern, "math") ? 1.0 : 0.0);
     r->tokens = plan->batch * plan->seq;

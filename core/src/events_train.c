@@ -235,6 +235,42 @@ static void alloc_casts(vp_events *e, inst_ev *x, int64_t b) {
                 vp_tensors_push(&x->casts[b], e, vp_ev_alloc(e, (int64_t)(2.0 * (double)x->blk.elems[k] / c->act_div_shard)));
 }
 
+/* One block's saved tensors over T tokens: the family's own list when it gives one (activations_*.c
+ * items, scaled to this device's share under tensor parallelism), else its per-token bytes cut at
+ * the hidden width; the s×s attention terms one (b, heads, s, s) tensor at a time. Cache entries
+ * go to `cache` when the output keeps them (NULL: with the rest). */
+static void alloc_block_saved(vp_events *e, const inst_ev *x, double T, vp_tensors *into, vp_tensors *cache) {
+    const vp_inst_calc *c = x->c;
+    const vp_acts *a = &c->a;
+    double s2 = a->layer_attn_s / c->act_div_shard;
+    if (a->n_items > 0 && !a->megatron) {
+        double full = a->layer - a->layer_attn_s;
+        double scale = full > 0 ? vp_block_bytes(c, 0) / full : 1.0;
+        vp_tensors tmp = {0};
+        for (int k = 0; k < a->n_items; k++)
+            for (int j = 0; j < a->items[k].count; j++) {
+                vp_tensors *to = a->items[k].cache == 2 ? &tmp : a->items[k].cache && cache ? cache : into;
+                vp_tensors_push(to, e, vp_ev_alloc(e, (int64_t)(T * a->items[k].bytes * scale)));
+                if (a->items[k].cache != 2) vp_tensors_release(&tmp, e); /* the cast feeding it is gone */
+            }
+        vp_tensors_release(&tmp, e);
+        vp_tensors_dispose(&tmp);
+    } else {
+        double kv_graph = cache ? (a->kv_total - a->kv_extra) / c->act_div_shard : 0.0;
+        double rest = vp_block_bytes(c, 0) - kv_graph;
+        alloc_split(e, into, T, rest > 0 ? rest : 0, unit_h(c));
+        if (cache && kv_graph > 0) {
+            vp_tensors_push(cache, e, vp_ev_alloc(e, (int64_t)(T * kv_graph / 2.0)));
+            vp_tensors_push(cache, e, vp_ev_alloc(e, (int64_t)(T * kv_graph / 2.0)));
+        }
+    }
+    double heads = (double)c->in->arch.heads / c->act_div_shard;
+    double seq = (double)c->a.tokens > 0 && c->in->arch.kind != VP_KIND_VIT ? s2 / (heads > 0 ? heads : 1.0) / 4.0 : 0.0;
+    alloc_split(e, into, T, s2, seq > 0 ? 4.0 * heads * seq : 0.0);
+    /* HF DynamicCache tensors beyond what the graph saves (the fp32 K under autocast, GQA copies) */
+    if (cache) vp_tensors_push(cache, e, vp_ev_alloc(e, (int64_t)(T * a->kv_extra / c->act_div_shard)));
+}
+
 /* The forward of block b: autocast copies, saved tensors, transients. */
 static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed, double passes) {
     const vp_inst_calc *c = x->c;
@@ -243,21 +279,13 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
     vp_tensors tmp = {0};
     int32_t gather = vp_ev_alloc(e, c->ds.gathered.bytes);
     if (vp_is_amp(c->in) && c->in->activations != VP_ACT_NO_GRAD) alloc_casts(e, x, b);
-    double saved = vp_block_bytes(c, 1);
-    double kv_graph = keeps_kv(c) ? (c->a.kv_total - c->a.kv_extra) / c->act_div_shard : 0.0;
-    if (kv_graph > saved) kv_graph = saved;
     if (checkpointed) {
         /* non-reentrant checkpoint: the block input is kept, everything else is transient */
         vp_tensors_push(sv, e, vp_ev_alloc(e, (int64_t)(T * c->a.ckpt_layer / c->act_div_repl)));
-        alloc_split(e, &tmp, T, saved, unit_h(c));
+        alloc_block_saved(e, x, T, &tmp, NULL);
     } else {
-        alloc_split(e, sv, T, saved - kv_graph, unit_h(c));
-        if (keeps_kv(c)) {
-            /* K and V of the DynamicCache (cache_utils.py DynamicLayer.update): kept by the output */
-            double kv = c->a.kv_total / c->act_div_shard;
-            vp_tensors_push(&x->kept, e, vp_ev_alloc(e, (int64_t)(T * kv / 2.0)));
-            vp_tensors_push(&x->kept, e, vp_ev_alloc(e, (int64_t)(T * kv / 2.0)));
-        }
+        /* K and V of the DynamicCache (cache_utils.py DynamicLayer.update) stay with the output */
+        alloc_block_saved(e, x, T, sv, keeps_kv(c) ? &x->kept : NULL);
     }
     alloc_split(e, &tmp, T, c->a.fwd_temp / c->act_div_shard, unit_f(c));
     vp_tensors_release(&tmp, e);
@@ -274,9 +302,11 @@ static void block_backward(vp_events *e, inst_ev *x, int64_t b, int checkpointed
     int32_t gather = vp_ev_alloc(e, c->ds.gathered.bytes);
     if (checkpointed) {
         if (vp_is_amp(c->in)) alloc_casts(e, x, b);
-        alloc_split(e, &x->saved[b], T, vp_block_bytes(c, 1), unit_h(c));
+        alloc_block_saved(e, x, T, &x->saved[b], NULL);
     }
-    alloc_split(e, &tmp, T, c->a.bwd_temp / c->act_div_shard, unit_f(c));
+    /* the adapter-dtype input gradient of a LoRA module is one tensor (activations_decoder.c) */
+    vp_tensors_push(&tmp, e, vp_ev_alloc(e, (int64_t)(T * c->a.lora_bwd / c->act_div_shard)));
+    alloc_split(e, &tmp, T, (c->a.bwd_temp - c->a.lora_bwd) / c->act_div_shard, unit_f(c));
     int64_t lo, hi;
     param_range(x, b, &lo, &hi);
     for (int64_t j = hi - 1; j >= lo; j--) alloc_grads(e, x, j, accumulate);

@@ -75,7 +75,12 @@ int64_t vp_lora_params_per_layer(const vp_instance *in) {
     return p;
 }
 
-double vp_lora_act_per_token_layer(const vp_instance *in) {
+/* One saved tensor of `bytes` per token (recorded in r->items when r is given). */
+static double it(vp_acts *r, double bytes) { return r ? vp_act_item(r, bytes, 1) : bytes; }
+
+double vp_lora_act_per_token_layer(const vp_instance *in) { return vp_lora_act_items(in, NULL); }
+
+double vp_lora_act_items(const vp_instance *in, vp_acts *r) {
     if (in->ft != VP_FT_LORA && in->ft != VP_FT_QLORA) return 0;
     lora_mod m[12];
     int n = block_modules(in, m);
@@ -94,15 +99,18 @@ double vp_lora_act_per_token_layer(const vp_instance *in) {
         if (!(in->lora_targets & m[i].bit)) continue;
         double w = (double)m[i].in;
         if (in->lora_dropout > 0) {
-            bytes += ldt * w + 1.0 * w; /* Dropout output (saved by lora_A) + bool mask */
+            /* peft LoraLayer: x cast to the adapter dtype (a transient copy when the dtypes differ), then
+             * Dropout: its output (saved by lora_A) + bool mask */
+            if (cast && r) vp_act_transient_item(r, ldt * w);
+            bytes += it(r, ldt * w) + it(r, 1.0 * w);
         } else if (cast) {
-            bytes += ldt * w;           /* x.to(adapter dtype): a fresh copy per module */
+            bytes += it(r, ldt * w);    /* x.to(adapter dtype): a fresh copy per module */
         } else {
             int g = (m[i].bit & (VP_T_Q | VP_T_K | VP_T_V | VP_T_QKV)) ? 0 : (m[i].bit & (VP_T_GATE | VP_T_UP | VP_T_GATE_UP | VP_T_FC1)) ? 1 : 2;
-            if (g == 2 || !shared_input_saved[g]) bytes += adt * w; /* lora_A saves x itself */
+            if (g == 2 || !shared_input_saved[g]) bytes += it(r, adt * w); /* lora_A saves x itself */
             shared_input_saved[g] = 1;
         }
-        bytes += ldt * (double)in->lora_r; /* lora_A output, saved by lora_B */
+        bytes += it(r, ldt * (double)in->lora_r); /* lora_A output, saved by lora_B */
     }
     return bytes;
 }

@@ -51,11 +51,28 @@ typedef struct {
     double kv_total;     /* per token per layer: the whole training-time KV cache (kept until `out` dies) */
     double bwd_temp;     /* per token: transient of one block's backward (gradients of its activations) */
     double fwd_temp;     /* per token: transient inside one block's forward above what it saves */
+    double lora_bwd;     /* per token: the part of bwd_temp that is one adapter-dtype input gradient */
     int64_t tokens;      /* tokens through the blocks per micro-batch */
     int64_t layers;      /* blocks that save activations */
     const char *attn_kernel; /* what PyTorch runs: "flash", "mem-efficient", "math", "eager" */
     int megatron;        /* Megatron-LM accounting (Korthikanti et al. Table 2) instead of HF per-op */
+    /* The saved tensors of one block one by one, per token, in forward order (families that list them;
+     * their sum is layer - layer_attn_s). cache 1: the tensor is also a DynamicCache entry, kept by the
+     * model output after backward frees the graph; cache 2: a forward transient, not saved. */
+    int n_items;
+    struct {
+        double bytes;
+        int count;
+        int cache;
+    } items[48];
 } vp_acts;
+/* Record `count` saved tensors of `bytes` per token in r->items; returns bytes × count
+ * (activations_common.c). */
+double vp_act_item(vp_acts *r, double bytes, int count);
+double vp_act_cache_item(vp_acts *r, double bytes);
+double vp_act_transient_item(vp_acts *r, double bytes);
+/* LoRA's saved tensors of one block per token, recorded in r->items when r is not NULL (lora.c). */
+double vp_lora_act_items(const vp_instance *in, vp_acts *r);
 void vp_activations_compute(const vp_plan *plan, const vp_instance *in, vp_acts *a);
 
 /* ---- logits.c ---- */
