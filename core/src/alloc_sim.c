@@ -26,13 +26,13 @@
  * (ExpandableSegment constructor, find_expandable_block); any span larger than every block behaves
  * the same, so we reserve 64 TiB, whole pages. */
 #define K_ES_VA (1ULL << 46)
-#define K_VA_BASE (1ULL << 40)
+#define K_VA_TOP (1ULL << 62)
 
 typedef struct {
     uint64_t ptr, size, requested;
     int64_t gc_base;             /* Block::gc_count_base */
     int32_t prev, next;          /* neighbours in the segment (-1: none) */
-    int32_t left, right;         /* treap children */
+    int32_t left, right, parent; /* treap links */
     uint32_t prio, gen;          /* treap priority; handle generation */
     int32_t es;                  /* expandable segment index, -1 for cudaMalloc segments */
     uint8_t large, allocated, mapped, in_tree;
@@ -56,6 +56,7 @@ typedef struct {
 
 struct vp_alloc_sim {
     vp_alloc_conf conf;
+    int intervals; /* conf has the list form of roundup_power2_divisions */
     uint64_t limit;
     blk_t *b;
     int32_t nb, capb;
@@ -83,10 +84,13 @@ static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 /* ---- rounding ---------------------------------------------------------------------------------- */
 /* AcceleratorAllocatorConfig::roundup_power2_divisions(size): intervals start at 1 MiB (index 0 also
  * takes smaller sizes) and the last one takes everything from 32 GiB. */
-static uint64_t divisions_for(const vp_alloc_conf *c, uint64_t size) {
+static int has_intervals(const vp_alloc_conf *c) {
     int any = 0;
     for (int i = 0; i < VP_ALLOC_ROUNDUP_INTERVALS; i++) any |= c->roundup_power2_intervals[i] != 0;
-    if (!any) return c->roundup_power2_divisions > 0 ? (uint64_t)c->roundup_power2_divisions : 0;
+    return any;
+}
+static uint64_t divisions_for(const vp_alloc_conf *c, int intervals, uint64_t size) {
+    if (!intervals) return c->roundup_power2_divisions > 0 ? (uint64_t)c->roundup_power2_divisions : 0;
     int lg = log2_floor(size), idx = lg > 20 ? lg - 20 : 0;
     if (idx > VP_ALLOC_ROUNDUP_INTERVALS - 1) idx = VP_ALLOC_ROUNDUP_INTERVALS - 1;
     return c->roundup_power2_intervals[idx];
@@ -104,16 +108,19 @@ static uint64_t next_division(uint64_t size, uint64_t divisions) {
 }
 
 /* DeviceCachingAllocator::round_size */
-uint64_t vp_alloc_round_size(const vp_alloc_conf *conf, uint64_t size) {
+static uint64_t round_size(const vp_alloc_conf *conf, int intervals, uint64_t size) {
     if (size < K_MIN_BLOCK) return K_MIN_BLOCK;
+    uint64_t d = divisions_for(conf, intervals, size);
+    if (d > 1 && d < (1ULL << 40) && size > K_MIN_BLOCK * d) return next_division(size, d);
+    return round_up(size, K_MIN_BLOCK);
+}
+uint64_t vp_alloc_round_size(const vp_alloc_conf *conf, uint64_t size) {
     vp_alloc_conf def;
     if (!conf) {
         vp_alloc_conf_default(&def);
         conf = &def;
     }
-    uint64_t d = divisions_for(conf, size);
-    if (d > 1 && d < (1ULL << 40) && size > K_MIN_BLOCK * d) return next_division(size, d);
-    return round_up(size, K_MIN_BLOCK);
+    return round_size(conf, has_intervals(conf), size);
 }
 
 /* DeviceCachingAllocator::get_allocation_size: the cudaMalloc a request needs */
@@ -166,7 +173,7 @@ static int32_t blk_new(vp_alloc_sim *s) {
     uint32_t gen = s->b[i].gen;
     memset(&s->b[i], 0, sizeof s->b[i]);
     s->b[i].gen = gen;
-    s->b[i].prev = s->b[i].next = s->b[i].left = s->b[i].right = -1;
+    s->b[i].prev = s->b[i].next = s->b[i].left = s->b[i].right = s->b[i].parent = -1;
     s->b[i].es = -1;
     s->b[i].mapped = 1;
     return i;
@@ -207,66 +214,60 @@ static uint32_t next_prio(vp_alloc_sim *s) { /* xorshift32: deterministic, per s
     s->prio_state = x;
     return x;
 }
-static int32_t tr_merge(blk_t *b, int32_t l, int32_t r) {
-    if (l < 0) return r;
-    if (r < 0) return l;
-    if (b[l].prio > b[r].prio) {
-        b[l].right = tr_merge(b, b[l].right, r);
-        return l;
-    }
-    b[r].left = tr_merge(b, l, b[r].left);
-    return r;
+/* Links child `nw` where `old` hung under `parent` (the root when parent < 0). */
+static void relink(vp_alloc_sim *s, pool_t *p, int32_t parent, int32_t old, int32_t nw) {
+    if (parent < 0) p->root = nw;
+    else if (B(parent).left == old) B(parent).left = nw;
+    else B(parent).right = nw;
+    if (nw >= 0) B(nw).parent = parent;
 }
-static void tr_split(blk_t *b, int32_t t, uint64_t size, uint64_t ptr, int32_t *l, int32_t *r) {
-    if (t < 0) {
-        *l = *r = -1;
-        return;
-    }
-    if (key_lt(&b[t], size, ptr)) {
-        int32_t rr;
-        tr_split(b, b[t].right, size, ptr, &rr, r);
-        b[t].right = rr;
-        *l = t;
+/* Rotates x above its parent. */
+static void rot_up(vp_alloc_sim *s, pool_t *p, int32_t x) {
+    int32_t y = B(x).parent, g = B(y).parent;
+    if (B(y).left == x) {
+        int32_t m = B(x).right;
+        B(y).left = m;
+        if (m >= 0) B(m).parent = y;
+        B(x).right = y;
     } else {
-        int32_t ll;
-        tr_split(b, b[t].left, size, ptr, l, &ll);
-        b[t].left = ll;
-        *r = t;
+        int32_t m = B(x).left;
+        B(y).right = m;
+        if (m >= 0) B(m).parent = y;
+        B(x).left = y;
     }
+    B(y).parent = x;
+    relink(s, p, g, y, x);
 }
-static int32_t tr_insert(blk_t *b, int32_t t, int32_t x) {
-    if (t < 0) return x;
-    if (b[x].prio > b[t].prio) {
-        int32_t l, r;
-        tr_split(b, t, b[x].size, b[x].ptr, &l, &r);
-        b[x].left = l;
-        b[x].right = r;
-        return x;
-    }
-    if (key_lt(&b[t], b[x].size, b[x].ptr)) b[t].right = tr_insert(b, b[t].right, x);
-    else b[t].left = tr_insert(b, b[t].left, x);
-    return t;
-}
-static int32_t tr_erase(blk_t *b, int32_t t, int32_t x) {
-    if (t < 0) return -1;
-    if (t == x) return tr_merge(b, b[t].left, b[t].right);
-    if (key_lt(&b[x], b[t].size, b[t].ptr)) b[t].left = tr_erase(b, b[t].left, x);
-    else b[t].right = tr_erase(b, b[t].right, x);
-    return t;
-}
-/* BlockPool::insert_into_blocks: also stamps the gc age base */
+/* BlockPool::insert_into_blocks: also stamps the gc age base. Descend to a leaf, rotate up by
+ * priority (expected < 2 rotations). */
 static void tree_insert(vp_alloc_sim *s, int32_t x) {
     pool_t *p = &s->pool[B(x).large];
-    B(x).left = B(x).right = -1;
+    B(x).left = B(x).right = B(x).parent = -1;
     B(x).prio = next_prio(s);
     B(x).gc_base = p->gfb_count;
     B(x).in_tree = 1;
-    p->root = tr_insert(s->b, p->root, x);
+    int32_t t = p->root, parent = -1;
+    int go_right = 0;
+    while (t >= 0) {
+        parent = t;
+        go_right = key_lt(&B(t), B(x).size, B(x).ptr);
+        t = go_right ? B(t).right : B(t).left;
+    }
+    B(x).parent = parent;
+    if (parent < 0) p->root = x;
+    else if (go_right) B(parent).right = x;
+    else B(parent).left = x;
+    while (B(x).parent >= 0 && B(B(x).parent).prio < B(x).prio) rot_up(s, p, x);
 }
+/* Rotate x down to at most one child, then splice it out (expected < 2 rotations, no search). */
 static void tree_erase(vp_alloc_sim *s, int32_t x) {
     if (!B(x).in_tree) return;
     pool_t *p = &s->pool[B(x).large];
-    p->root = tr_erase(s->b, p->root, x);
+    while (B(x).left >= 0 && B(x).right >= 0) {
+        int32_t l = B(x).left, r = B(x).right;
+        rot_up(s, p, B(l).prio > B(r).prio ? l : r);
+    }
+    relink(s, p, B(x).parent, x, B(x).left >= 0 ? B(x).left : B(x).right);
     B(x).in_tree = 0;
 }
 /* lower_bound(size): the smallest block of at least `size` bytes (lowest address among equals) */
@@ -282,40 +283,30 @@ static int32_t tr_lower_bound(const blk_t *b, int32_t t, uint64_t size) {
     }
     return best;
 }
-static int32_t tr_succ(const blk_t *b, int32_t t, int32_t x) {
-    int32_t best = -1;
-    while (t >= 0) {
-        if (key_lt(&b[x], b[t].size, b[t].ptr)) {
-            best = t;
-            t = b[t].left;
-        } else {
-            t = b[t].right;
-        }
-    }
-    return best;
-}
-static int32_t tr_pred(const blk_t *b, int32_t t, int32_t x) {
-    int32_t best = -1;
-    while (t >= 0) {
-        if (key_lt(&b[t], b[x].size, b[x].ptr)) {
-            best = t;
-            t = b[t].right;
-        } else {
-            t = b[t].left;
-        }
-    }
-    return best;
+static int32_t tr_min(const blk_t *b, int32_t t) {
+    if (t < 0) return -1;
+    while (b[t].left >= 0) t = b[t].left;
+    return t;
 }
 static int32_t tr_max(const blk_t *b, int32_t t) {
     if (t < 0) return -1;
     while (b[t].right >= 0) t = b[t].right;
     return t;
 }
-static int tr_collect(const blk_t *b, int32_t t, ivec *out) {
-    while (t >= 0) {
-        if (!tr_collect(b, b[t].left, out) || !iv_push(out, t)) return 0;
-        t = b[t].right;
-    }
+static int32_t tr_succ(const blk_t *b, int32_t x) {
+    if (b[x].right >= 0) return tr_min(b, b[x].right);
+    while (b[x].parent >= 0 && b[b[x].parent].right == x) x = b[x].parent;
+    return b[x].parent;
+}
+static int32_t tr_pred(const blk_t *b, int32_t x) {
+    if (b[x].left >= 0) return tr_max(b, b[x].left);
+    while (b[x].parent >= 0 && b[b[x].parent].left == x) x = b[x].parent;
+    return b[x].parent;
+}
+/* every block of the pool in order (to iterate while releasing some) */
+static int tr_collect(const blk_t *b, int32_t root, ivec *out) {
+    for (int32_t t = tr_min(b, root); t >= 0; t = tr_succ(b, t))
+        if (!iv_push(out, t)) return 0;
     return 1;
 }
 
@@ -375,7 +366,7 @@ void vp_alloc_sim_reset(vp_alloc_sim *s, uint64_t limit_bytes) {
         s->pool[i].unmapped.n = 0;
     }
     s->nes = 0;
-    s->next_va = K_VA_BASE;
+    s->next_va = K_VA_TOP;
     s->prio_state = 2463534242u;
     memset(&s->st, 0, sizeof s->st);
     s->oom_set = 0;
@@ -387,6 +378,7 @@ vp_alloc_sim *vp_alloc_sim_new(const vp_alloc_conf *conf, uint64_t limit_bytes) 
     if (!s) return NULL;
     if (conf) s->conf = *conf;
     else vp_alloc_conf_default(&s->conf);
+    s->intervals = has_intervals(&s->conf);
     vp_alloc_sim_reset(s, limit_bytes);
     return s;
 }
@@ -403,11 +395,13 @@ void vp_alloc_sim_free(vp_alloc_sim *s) {
     free(s);
 }
 
-/* cudaMalloc / cuMemAddressReserve: fresh addresses, 2 MiB aligned, in increasing order. */
+/* cudaMalloc / cuMemAddressReserve: fresh addresses, 2 MiB aligned. They only break ties between
+ * free blocks of equal size (BlockComparatorSize orders by address). CUDA hands out addresses
+ * mostly downwards: in the H100 traces 300 of 325 segments start below the previous one, so a newer
+ * segment gets a lower address here, and wins ties, as it does on the GPU. */
 static uint64_t take_va(vp_alloc_sim *s, uint64_t size) {
-    uint64_t p = s->next_va;
-    s->next_va = round_up(add_sat(s->next_va, size), K_ROUND_LARGE);
-    return p;
+    s->next_va -= round_up(size, K_ROUND_LARGE); /* wraps only after 2^62 B of segments: defined */
+    return s->next_va;
 }
 
 /* ---- merging and splitting ---------------------------------------------------------------------- */
@@ -545,7 +539,7 @@ static int release_available_cached_blocks(vp_alloc_sim *s, int large, uint64_t 
         uint64_t released = 0;
         while (released < key && B(it).size >= msplit) {
             int32_t cur = it;
-            it = tr_pred(s->b, p->root, cur);
+            it = tr_pred(s->b, cur);
             if (!releasable(s, cur)) break; /* PyTorch asserts here; never seen in practice */
             released = add_sat(released, B(cur).size);
             release_block(s, cur);
@@ -615,10 +609,10 @@ static int32_t get_free_block(vp_alloc_sim *s, int large, uint64_t size) {
     if (it < 0) return -1;
     if (B(it).es >= 0) {
         /* the part of a block that can expand counts as its size for best fit */
-        int32_t nx = tr_succ(s->b, p->root, it);
+        int32_t nx = tr_succ(s->b, it);
         while (B(it).es >= 0 && nx >= 0 && expandable_size(s, nx) < expandable_size(s, it)) {
             it = nx;
-            nx = tr_succ(s->b, p->root, nx);
+            nx = tr_succ(s->b, nx);
         }
     }
     const uint64_t msplit = s->conf.max_split_size;
@@ -692,8 +686,7 @@ static int32_t find_expandable_block(vp_alloc_sim *s, int large, uint64_t size) 
     }
     if (!ensure_slots(s, 1) || !ensure_unmapped(s, 1)) return -1;
     int32_t ei = s->nes++;
-    s->es[ei].base = round_up(take_va(s, va), page);
-    s->next_va = round_up(add_sat(s->es[ei].base, va), K_ROUND_LARGE);
+    s->es[ei].base = take_va(s, va);
     s->es[ei].page = page;
     s->es[ei].live = 1;
     int32_t c = blk_new(s);
@@ -772,7 +765,7 @@ int64_t vp_alloc_sim_malloc(vp_alloc_sim *s, uint64_t size) {
     if (!s) return -1;
     if (size == 0) return VP_ALLOC_SIM_EMPTY; /* allocate(0) hands out nullptr */
     if (size >= K_ONE_EXA) return record_oom(s, size, size, size);
-    uint64_t rounded = vp_alloc_round_size(&s->conf, size);
+    uint64_t rounded = round_size(&s->conf, s->intervals, size);
     int large = rounded > K_SMALL_SIZE; /* get_pool */
     uint64_t alloc_size = vp_alloc_segment_size(rounded);
     if (!ensure_slots(s, 4)) return record_oom(s, size, rounded, alloc_size);
@@ -824,6 +817,13 @@ void vp_alloc_sim_release(vp_alloc_sim *s, int64_t handle) {
     B(x).allocated = 0;
     s->st.allocated = sub_floor(s->st.allocated, B(x).size);
     free_block(s, x);
+}
+
+uint64_t vp_alloc_sim_address(const vp_alloc_sim *s, int64_t handle) {
+    if (!s || handle < 0 || handle == VP_ALLOC_SIM_EMPTY) return 0;
+    int64_t idx = handle & 0xffffffff;
+    if (idx >= s->nb || !s->b[idx].allocated || s->b[idx].gen != (uint32_t)((uint64_t)handle >> 32)) return 0;
+    return s->b[idx].ptr;
 }
 
 /* emptyCache -> release_cached_blocks */

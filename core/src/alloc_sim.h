@@ -59,6 +59,9 @@ int64_t vp_alloc_sim_malloc(vp_alloc_sim *s, uint64_t size);
 /* Free a handle. Unknown, stale or already released handles (and -1, VP_ALLOC_SIM_EMPTY) are ignored
  * and counted in n_bad_frees. */
 void vp_alloc_sim_release(vp_alloc_sim *s, int64_t handle);
+/* The simulated device address of a live allocation, 0 if the handle is not live. Segments get
+ * increasing addresses in the order they are made (real cudaMalloc addresses are not ordered). */
+uint64_t vp_alloc_sim_address(const vp_alloc_sim *s, int64_t handle);
 /* Free every cached block PyTorch can give back (torch.cuda.empty_cache). */
 void vp_alloc_sim_empty_cache(vp_alloc_sim *s);
 
