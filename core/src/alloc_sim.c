@@ -7,8 +7,9 @@
  * (tests/groundtruth/h100-2026-11-23, tests/core/test_alloc_sim.c).
  *
  * Not modelled: other streams (record_stream events), CUDA graph private pools, free-memory
- * callbacks, IPC. A block is one slot of an array; the free blocks of each pool are a treap keyed
- * like BlockComparatorSize (size, then address), so best fit is a lower_bound in O(log n). */
+ * callbacks, IPC. A block is one slot of an array; the free blocks of each pool are kept in the
+ * order of BlockComparatorSize (size, then address) in size bins, so best fit is a bitmap scan and
+ * a binary search in one short sorted array. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,8 +33,7 @@ typedef struct {
     uint64_t ptr, size, requested;
     int64_t gc_base;             /* Block::gc_count_base */
     int32_t prev, next;          /* neighbours in the segment (-1: none) */
-    int32_t left, right, parent; /* treap links */
-    uint32_t prio, gen;          /* treap priority; handle generation */
+    uint32_t gen;                /* handle generation */
     int32_t es;                  /* expandable segment index, -1 for cudaMalloc segments */
     uint8_t large, allocated, mapped, in_tree;
 } blk_t;
@@ -43,8 +43,21 @@ typedef struct {
     int32_t n, cap;
 } ivec;
 
+/* BlockPool::blocks: free mapped blocks in BlockComparatorSize order (size, then address), kept in
+ * size bins (8 per power of two) of sorted arrays with the keys inline, and a bitmap of non-empty
+ * bins: best fit is a bitmap scan plus a binary search in one short array. */
+#define N_BINS 512
 typedef struct {
-    int32_t root;               /* BlockPool::blocks */
+    uint64_t size, ptr;
+    int32_t idx;
+} fent;
+typedef struct {
+    fent *e;
+    int32_t n, cap;
+} fbin;
+typedef struct {
+    fbin bin[N_BINS];
+    uint64_t nonempty[N_BINS / 64];
     int64_t gfb_count;          /* BlockPool::get_free_blocks_call_count */
     ivec unmapped;              /* BlockPool::unmapped, by address */
 } pool_t;
@@ -65,7 +78,7 @@ struct vp_alloc_sim {
     eseg_t *es;
     int32_t nes, capes;
     uint64_t next_va;
-    uint32_t prio_state;
+    int nomem; /* a host allocation failed: results are no longer exact */
     vp_alloc_stats st;
     int oom_set;
     vp_alloc_oom oom;
@@ -173,7 +186,7 @@ static int32_t blk_new(vp_alloc_sim *s) {
     uint32_t gen = s->b[i].gen;
     memset(&s->b[i], 0, sizeof s->b[i]);
     s->b[i].gen = gen;
-    s->b[i].prev = s->b[i].next = s->b[i].left = s->b[i].right = s->b[i].parent = -1;
+    s->b[i].prev = s->b[i].next = -1;
     s->b[i].es = -1;
     s->b[i].mapped = 1;
     return i;
@@ -202,111 +215,120 @@ static int ensure_slots(vp_alloc_sim *s, int32_t extra) {
     return iv_reserve(&s->free_slots, s->capb);
 }
 
-/* ---- the free-block index (BlockPool::blocks, BlockComparatorSize: size, then address) ----------- */
-static int key_lt(const blk_t *a, uint64_t size, uint64_t ptr) {
-    return a->size != size ? a->size < size : a->ptr < ptr;
+/* ---- the free-block index (BlockPool::blocks) ------------------------------------------------------ */
+static int key_lt(uint64_t size_a, uint64_t ptr_a, uint64_t size, uint64_t ptr) {
+    return size_a != size ? size_a < size : ptr_a < ptr;
 }
-static uint32_t next_prio(vp_alloc_sim *s) { /* xorshift32: deterministic, per simulator */
-    uint32_t x = s->prio_state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    s->prio_state = x;
-    return x;
+/* 8 bins per power of two; monotonic in size */
+static int bin_of(uint64_t size) {
+    int lg = log2_floor(size | 1);
+    int sub = lg >= 3 ? (int)((size >> (lg - 3)) & 7) : 0;
+    return lg * 8 + sub;
 }
-/* Links child `nw` where `old` hung under `parent` (the root when parent < 0). */
-static void relink(vp_alloc_sim *s, pool_t *p, int32_t parent, int32_t old, int32_t nw) {
-    if (parent < 0) p->root = nw;
-    else if (B(parent).left == old) B(parent).left = nw;
-    else B(parent).right = nw;
-    if (nw >= 0) B(nw).parent = parent;
-}
-/* Rotates x above its parent. */
-static void rot_up(vp_alloc_sim *s, pool_t *p, int32_t x) {
-    int32_t y = B(x).parent, g = B(y).parent;
-    if (B(y).left == x) {
-        int32_t m = B(x).right;
-        B(y).left = m;
-        if (m >= 0) B(m).parent = y;
-        B(x).right = y;
-    } else {
-        int32_t m = B(x).left;
-        B(y).right = m;
-        if (m >= 0) B(m).parent = y;
-        B(x).left = y;
+/* first entry of the bin with key >= (size, ptr) */
+static int32_t bin_search(const fbin *b, uint64_t size, uint64_t ptr) {
+    int32_t lo = 0, hi = b->n;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        if (key_lt(b->e[mid].size, b->e[mid].ptr, size, ptr)) lo = mid + 1;
+        else hi = mid;
     }
-    B(y).parent = x;
-    relink(s, p, g, y, x);
+    return lo;
 }
-/* BlockPool::insert_into_blocks: also stamps the gc age base. Descend to a leaf, rotate up by
- * priority (expected < 2 rotations). */
+/* the first non-empty bin >= c, or -1 */
+static int next_bin(const pool_t *p, int c) {
+    if (c >= N_BINS) return -1;
+    int w = c / 64;
+    uint64_t m = p->nonempty[w] & (~0ULL << (c % 64));
+    while (!m) {
+        if (++w == N_BINS / 64) return -1;
+        m = p->nonempty[w];
+    }
+    return w * 64 + __builtin_ctzll(m);
+}
+/* the last non-empty bin <= c, or -1 */
+static int prev_bin(const pool_t *p, int c) {
+    if (c < 0) return -1;
+    int w = c / 64;
+    uint64_t m = p->nonempty[w] & (c % 64 == 63 ? ~0ULL : ((1ULL << (c % 64 + 1)) - 1));
+    while (!m) {
+        if (--w < 0) return -1;
+        m = p->nonempty[w];
+    }
+    return w * 64 + 63 - __builtin_clzll(m);
+}
+/* BlockPool::insert_into_blocks: also stamps the gc age base */
 static void tree_insert(vp_alloc_sim *s, int32_t x) {
     pool_t *p = &s->pool[B(x).large];
-    B(x).left = B(x).right = B(x).parent = -1;
-    B(x).prio = next_prio(s);
+    int c = bin_of(B(x).size);
+    fbin *b = &p->bin[c];
+    if (b->n == b->cap) {
+        int32_t cap = b->cap ? 2 * b->cap : 8;
+        fent *ne = b->cap < INT32_MAX / 2 ? realloc(b->e, (size_t)cap * sizeof *ne) : NULL;
+        if (!ne) {
+            s->nomem = 1; /* the block stays out of the pool: never reused */
+            return;
+        }
+        b->e = ne;
+        b->cap = cap;
+    }
+    int32_t i = bin_search(b, B(x).size, B(x).ptr);
+    memmove(b->e + i + 1, b->e + i, (size_t)(b->n - i) * sizeof *b->e);
+    b->e[i] = (fent){B(x).size, B(x).ptr, x};
+    b->n++;
+    p->nonempty[c / 64] |= 1ULL << (c % 64);
     B(x).gc_base = p->gfb_count;
     B(x).in_tree = 1;
-    int32_t t = p->root, parent = -1;
-    int go_right = 0;
-    while (t >= 0) {
-        parent = t;
-        go_right = key_lt(&B(t), B(x).size, B(x).ptr);
-        t = go_right ? B(t).right : B(t).left;
-    }
-    B(x).parent = parent;
-    if (parent < 0) p->root = x;
-    else if (go_right) B(parent).right = x;
-    else B(parent).left = x;
-    while (B(x).parent >= 0 && B(B(x).parent).prio < B(x).prio) rot_up(s, p, x);
 }
-/* Rotate x down to at most one child, then splice it out (expected < 2 rotations, no search). */
 static void tree_erase(vp_alloc_sim *s, int32_t x) {
     if (!B(x).in_tree) return;
     pool_t *p = &s->pool[B(x).large];
-    while (B(x).left >= 0 && B(x).right >= 0) {
-        int32_t l = B(x).left, r = B(x).right;
-        rot_up(s, p, B(l).prio > B(r).prio ? l : r);
+    int c = bin_of(B(x).size);
+    fbin *b = &p->bin[c];
+    int32_t i = bin_search(b, B(x).size, B(x).ptr);
+    if (i < b->n && b->e[i].idx == x) {
+        memmove(b->e + i, b->e + i + 1, (size_t)(b->n - i - 1) * sizeof *b->e);
+        if (--b->n == 0) p->nonempty[c / 64] &= ~(1ULL << (c % 64));
     }
-    relink(s, p, B(x).parent, x, B(x).left >= 0 ? B(x).left : B(x).right);
     B(x).in_tree = 0;
 }
 /* lower_bound(size): the smallest block of at least `size` bytes (lowest address among equals) */
-static int32_t tr_lower_bound(const blk_t *b, int32_t t, uint64_t size) {
-    int32_t best = -1;
-    while (t >= 0) {
-        if (b[t].size >= size) {
-            best = t;
-            t = b[t].left;
-        } else {
-            t = b[t].right;
-        }
+static int32_t tr_lower_bound(const pool_t *p, uint64_t size) {
+    int c = bin_of(size);
+    if (p->nonempty[c / 64] & (1ULL << (c % 64))) {
+        const fbin *b = &p->bin[c];
+        int32_t i = bin_search(b, size, 0);
+        if (i < b->n) return b->e[i].idx;
     }
-    return best;
+    c = next_bin(p, c + 1);
+    return c < 0 ? -1 : p->bin[c].e[0].idx;
 }
-static int32_t tr_min(const blk_t *b, int32_t t) {
-    if (t < 0) return -1;
-    while (b[t].left >= 0) t = b[t].left;
-    return t;
+static int32_t tr_max(const pool_t *p) {
+    int c = prev_bin(p, N_BINS - 1);
+    return c < 0 ? -1 : p->bin[c].e[p->bin[c].n - 1].idx;
 }
-static int32_t tr_max(const blk_t *b, int32_t t) {
-    if (t < 0) return -1;
-    while (b[t].right >= 0) t = b[t].right;
-    return t;
+/* the next / previous block in (size, address) order */
+static int32_t tr_succ(const vp_alloc_sim *s, const pool_t *p, int32_t x) {
+    int c = bin_of(s->b[x].size);
+    const fbin *b = &p->bin[c];
+    int32_t i = bin_search(b, s->b[x].size, s->b[x].ptr);
+    if (i + 1 < b->n) return b->e[i + 1].idx;
+    c = next_bin(p, c + 1);
+    return c < 0 ? -1 : p->bin[c].e[0].idx;
 }
-static int32_t tr_succ(const blk_t *b, int32_t x) {
-    if (b[x].right >= 0) return tr_min(b, b[x].right);
-    while (b[x].parent >= 0 && b[b[x].parent].right == x) x = b[x].parent;
-    return b[x].parent;
-}
-static int32_t tr_pred(const blk_t *b, int32_t x) {
-    if (b[x].left >= 0) return tr_max(b, b[x].left);
-    while (b[x].parent >= 0 && b[b[x].parent].left == x) x = b[x].parent;
-    return b[x].parent;
+static int32_t tr_pred(const vp_alloc_sim *s, const pool_t *p, int32_t x) {
+    int c = bin_of(s->b[x].size);
+    const fbin *b = &p->bin[c];
+    int32_t i = bin_search(b, s->b[x].size, s->b[x].ptr);
+    if (i > 0) return b->e[i - 1].idx;
+    c = prev_bin(p, c - 1);
+    return c < 0 ? -1 : p->bin[c].e[p->bin[c].n - 1].idx;
 }
 /* every block of the pool in order (to iterate while releasing some) */
-static int tr_collect(const blk_t *b, int32_t root, ivec *out) {
-    for (int32_t t = tr_min(b, root); t >= 0; t = tr_succ(b, t))
-        if (!iv_push(out, t)) return 0;
+static int tr_collect(const pool_t *p, ivec *out) {
+    for (int c = next_bin(p, 0); c >= 0; c = next_bin(p, c + 1))
+        for (int32_t i = 0; i < p->bin[c].n; i++)
+            if (!iv_push(out, p->bin[c].e[i].idx)) return 0;
     return 1;
 }
 
@@ -361,13 +383,14 @@ void vp_alloc_sim_reset(vp_alloc_sim *s, uint64_t limit_bytes) {
     s->nb = 0;
     s->free_slots.n = s->scratch.n = s->scratch2.n = 0;
     for (int i = 0; i < 2; i++) {
-        s->pool[i].root = -1;
+        for (int c = 0; c < N_BINS; c++) s->pool[i].bin[c].n = 0;
+        memset(s->pool[i].nonempty, 0, sizeof s->pool[i].nonempty);
         s->pool[i].gfb_count = 0;
         s->pool[i].unmapped.n = 0;
     }
     s->nes = 0;
     s->next_va = K_VA_TOP;
-    s->prio_state = 2463534242u;
+    s->nomem = 0;
     memset(&s->st, 0, sizeof s->st);
     s->oom_set = 0;
     memset(&s->oom, 0, sizeof s->oom);
@@ -389,8 +412,10 @@ void vp_alloc_sim_free(vp_alloc_sim *s) {
     free(s->free_slots.v);
     free(s->scratch.v);
     free(s->scratch2.v);
-    free(s->pool[0].unmapped.v);
-    free(s->pool[1].unmapped.v);
+    for (int i = 0; i < 2; i++) {
+        for (int c = 0; c < N_BINS; c++) free(s->pool[i].bin[c].e);
+        free(s->pool[i].unmapped.v);
+    }
     free(s->es);
     free(s);
 }
@@ -501,7 +526,7 @@ static void release_expandable_segment(vp_alloc_sim *s, int32_t x) {
 /* release_blocks(pool): cudaFree every free unsplit segment, unmap every free expandable block */
 static void release_blocks(vp_alloc_sim *s, int large) {
     s->scratch.n = s->scratch2.n = 0;
-    if (!tr_collect(s->b, s->pool[large].root, &s->scratch)) return;
+    if (!tr_collect(&s->pool[large], &s->scratch)) return;
     for (int32_t i = 0; i < s->scratch.n; i++) {
         int32_t x = s->scratch.v[i];
         if (B(x).es >= 0) {
@@ -531,15 +556,15 @@ static int release_available_cached_blocks(vp_alloc_sim *s, int large, uint64_t 
     if (msplit == UINT64_MAX) return 0;
     pool_t *p = &s->pool[large];
     uint64_t key = size < msplit ? msplit : size;
-    int32_t it = tr_lower_bound(s->b, p->root, key);
+    int32_t it = tr_lower_bound(p, key);
     if (it < 0) {
         /* No single block is large enough; free multiple oversize blocks, starting with the largest */
-        it = tr_max(s->b, p->root);
+        it = tr_max(p);
         if (it < 0) return 0;
         uint64_t released = 0;
         while (released < key && B(it).size >= msplit) {
             int32_t cur = it;
-            it = tr_pred(s->b, cur);
+            it = tr_pred(s, p, cur);
             if (!releasable(s, cur)) break; /* PyTorch asserts here; never seen in practice */
             released = add_sat(released, B(cur).size);
             release_block(s, cur);
@@ -562,7 +587,7 @@ static void garbage_collect(vp_alloc_sim *s) {
     if (s->st.reserved <= thr) return;
     uint64_t target = s->st.reserved - thr, reclaimed = 0;
     s->scratch.n = 0;
-    if (!tr_collect(s->b, p->root, &s->scratch)) return;
+    if (!tr_collect(p, &s->scratch)) return;
     uint64_t total_age = 0;
     int64_t count = 0;
     for (int32_t i = 0; i < s->scratch.n; i++) {
@@ -578,7 +603,7 @@ static void garbage_collect(vp_alloc_sim *s) {
         double age_threshold = (double)total_age / (double)count;
         freed = 0;
         s->scratch.n = 0;
-        if (!tr_collect(s->b, p->root, &s->scratch)) return;
+        if (!tr_collect(p, &s->scratch)) return;
         for (int32_t i = 0; i < s->scratch.n; i++) {
             int32_t x = s->scratch.v[i];
             uint64_t age = (uint64_t)(p->gfb_count - B(x).gc_base);
@@ -605,14 +630,14 @@ static int32_t get_free_block(vp_alloc_sim *s, int large, uint64_t size) {
     pool_t *p = &s->pool[large];
     /* Track block reuse interval only when garbage collection is enabled. */
     if (s->limit && s->conf.garbage_collection_threshold > 0.0) p->gfb_count++;
-    int32_t it = tr_lower_bound(s->b, p->root, size);
+    int32_t it = tr_lower_bound(p, size);
     if (it < 0) return -1;
     if (B(it).es >= 0) {
         /* the part of a block that can expand counts as its size for best fit */
-        int32_t nx = tr_succ(s->b, it);
+        int32_t nx = tr_succ(s, p, it);
         while (B(it).es >= 0 && nx >= 0 && expandable_size(s, nx) < expandable_size(s, it)) {
             it = nx;
-            nx = tr_succ(s->b, nx);
+            nx = tr_succ(s, p, nx);
         }
     }
     const uint64_t msplit = s->conf.max_split_size;
@@ -738,7 +763,7 @@ static int32_t alloc_block(vp_alloc_sim *s, int large, uint64_t size, uint64_t a
 static uint64_t largest_free(const vp_alloc_sim *s) {
     uint64_t m = 0;
     for (int i = 0; i < 2; i++) {
-        int32_t x = tr_max(s->b, s->pool[i].root);
+        int32_t x = tr_max(&s->pool[i]);
         if (x >= 0 && s->b[x].size > m) m = s->b[x].size;
     }
     return m;
