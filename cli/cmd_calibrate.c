@@ -14,6 +14,7 @@ static void help(FILE *f) {
             "Reads measured runs (one JSON record per line, shared/groundtruth/README.md format) and prints,\n"
             "per record, the predicted vs measured peak allocated memory and the error.\n\n"
             "  --json    one JSON object per record (id, predicted_peak_alloc, measured_peak_alloc, error,\n"
+            "            predicted_peak_reserved, measured_peak_reserved, reserved_error,\n"
             "            measured_oom, predicted_fits, predicted_params_total, measured_params_total), then a\n"
             "            summary object\n"
             "  --plans   print the plan each record is turned into (one JSON per line), and nothing else\n\n"
@@ -57,9 +58,12 @@ int cmd_calibrate(int argc, char **argv) {
         return EXIT_INPUT;
     }
     double *errs = calloc(1 + strlen(txt) / 16, sizeof *errs);
+    double *rerrs = calloc(1 + strlen(txt) / 16, sizeof *rerrs); /* reserved: the allocator replay */
+    int n_res = 0;
     int n_ok = 0, n_oom = 0, oom_right = 0, n_params = 0, params_exact = 0, n_bad = 0, line_no = 0;
     if (!as_json && !plans)
-        printf("%-28s %8s %12s %12s %8s %6s\n", "id", "phase", "predicted", "measured", "error", "params");
+        printf("%-28s %8s %12s %12s %8s %12s %12s %8s %6s\n", "id", "phase", "predicted", "measured", "error",
+               "reserved", "measured", "error", "params");
     for (char *line = txt, *next = NULL; line; line = next) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
@@ -94,6 +98,10 @@ int cmd_calibrate(int argc, char **argv) {
         double pred = cJSON_GetObjectItemCaseSensitive(dev, "peak_alloc_bytes")->valuedouble;
         const cJSON *meas_pk = cJSON_GetObjectItemCaseSensitive(m, "peak_alloc");
         double meas = cJSON_IsNumber(meas_pk) ? meas_pk->valuedouble : 0;
+        double pred_r = cJSON_GetObjectItemCaseSensitive(dev, "peak_reserved_bytes")->valuedouble;
+        const cJSON *meas_r_it = cJSON_GetObjectItemCaseSensitive(m, "peak_reserved");
+        double meas_r = cJSON_IsNumber(meas_r_it) ? meas_r_it->valuedouble : 0;
+        double rel_r = meas_r > 0 ? (pred_r - meas_r) / meas_r : 0;
         int oom = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "oom"));
         int fits = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "fits"));
         double pp = cJSON_GetObjectItemCaseSensitive(inst, "params_total")->valuedouble;
@@ -110,6 +118,7 @@ int cmd_calibrate(int argc, char **argv) {
             oom_right += !fits;
         } else if (meas > 0) {
             errs[n_ok++] = fabs(rel);
+            if (meas_r > 0) rerrs[n_res++] = fabs(rel_r);
         }
         const char *phase = cJSON_GetObjectItemCaseSensitive(dev, "peak_phase")->valuestring;
         if (as_json) {
@@ -118,6 +127,9 @@ int cmd_calibrate(int argc, char **argv) {
             cJSON_AddNumberToObject(o, "predicted_peak_alloc", pred);
             cJSON_AddNumberToObject(o, "measured_peak_alloc", meas);
             cJSON_AddNumberToObject(o, "error", oom ? 0 : rel);
+            cJSON_AddNumberToObject(o, "predicted_peak_reserved", pred_r);
+            cJSON_AddNumberToObject(o, "measured_peak_reserved", meas_r);
+            cJSON_AddNumberToObject(o, "reserved_error", oom ? 0 : rel_r);
             cJSON_AddBoolToObject(o, "measured_oom", oom);
             cJSON_AddBoolToObject(o, "predicted_fits", fits);
             cJSON_AddNumberToObject(o, "predicted_params_total", pp);
@@ -128,13 +140,17 @@ int cmd_calibrate(int argc, char **argv) {
             free(s);
             cJSON_Delete(o);
         } else {
-            char pr[32], me[32];
+            char pr[32], me[32], rr[32], rm[32];
             cli_fmt_gib(pr, sizeof pr, pred);
             cli_fmt_gib(me, sizeof me, meas);
+            cli_fmt_gib(rr, sizeof rr, pred_r);
+            cli_fmt_gib(rm, sizeof rm, meas_r);
             if (oom)
-                printf("%-28.28s %8.8s %12s %12s %8s %6s\n", ids, phase, pr, "OOM", fits ? "MISSED" : "ok", exact ? "exact" : "WRONG");
+                printf("%-28.28s %8.8s %12s %12s %8s %12s %12s %8s %6s\n", ids, phase, pr, "OOM", fits ? "MISSED" : "ok", rr,
+                       "OOM", "", exact ? "exact" : "WRONG");
             else
-                printf("%-28.28s %8.8s %12s %12s %+7.2f%% %6s\n", ids, phase, pr, me, 100.0 * rel, exact ? "exact" : "WRONG");
+                printf("%-28.28s %8.8s %12s %12s %+7.2f%% %12s %12s %+7.2f%% %6s\n", ids, phase, pr, me, 100.0 * rel, rr, rm,
+                       100.0 * rel_r, exact ? "exact" : "WRONG");
         }
         cJSON_Delete(e);
         cJSON_Delete(rec);
@@ -143,17 +159,22 @@ int cmd_calibrate(int argc, char **argv) {
         qsort(errs, (size_t)n_ok, sizeof *errs, cmp_d);
         double median = n_ok ? (n_ok % 2 ? errs[n_ok / 2] : 0.5 * (errs[n_ok / 2 - 1] + errs[n_ok / 2])) : 0;
         double worst = n_ok ? errs[n_ok - 1] : 0;
+        qsort(rerrs, (size_t)n_res, sizeof *rerrs, cmp_d);
+        double rmedian = n_res ? (n_res % 2 ? rerrs[n_res / 2] : 0.5 * (rerrs[n_res / 2 - 1] + rerrs[n_res / 2])) : 0;
+        double rworst = n_res ? rerrs[n_res - 1] : 0;
         if (as_json)
-            printf("{\"summary\":{\"records\":%d,\"median_abs_error\":%.6f,\"max_abs_error\":%.6f,\"oom_records\":%d,"
+            printf("{\"summary\":{\"records\":%d,\"median_abs_error\":%.6f,\"max_abs_error\":%.6f,"
+                   "\"reserved_median_abs_error\":%.6f,\"reserved_max_abs_error\":%.6f,\"oom_records\":%d,"
                    "\"oom_predicted\":%d,\"params_checked\":%d,\"params_exact\":%d,\"unreadable\":%d}}\n",
-                   n_ok + n_oom, median, worst, n_oom, oom_right, n_params, params_exact, n_bad);
+                   n_ok + n_oom, median, worst, rmedian, rworst, n_oom, oom_right, n_params, params_exact, n_bad);
         else
-            printf("\n%d runs: median |error| %.2f%%, worst %.2f%%; OOM runs predicted not to fit: %d/%d; "
-                   "parameter counts exact: %d/%d%s\n",
-                   n_ok + n_oom, 100 * median, 100 * worst, oom_right, n_oom, params_exact, n_params,
+            printf("\n%d runs: median |error| %.2f%%, worst %.2f%%; reserved: median |error| %.2f%%, worst %.2f%%; "
+                   "OOM runs predicted not to fit: %d/%d; parameter counts exact: %d/%d%s\n",
+                   n_ok + n_oom, 100 * median, 100 * worst, 100 * rmedian, 100 * rworst, oom_right, n_oom, params_exact, n_params,
                    n_bad ? " (some records unreadable)" : "");
     }
     free(errs);
+    free(rerrs);
     free(txt);
     vp_registry_free(reg);
     return n_bad ? EXIT_INPUT : 0;

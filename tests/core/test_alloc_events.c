@@ -1,0 +1,209 @@
+/* test_alloc_events.c: the step as the caching allocator sees it (events_train.c, events_infer.c,
+ * param_tensors.c, reserved.c) and the verdict it gives.
+ *
+ * Ground truth: tests/groundtruth/h100-2026-11-23 (H100 80GB HBM3, PyTorch 2.11, transformers 5.17):
+ * largest-batch bisections under torch.cuda.set_per_process_memory_fraction, turned into the plans
+ * of tests/fixtures/bisect/ (hardware.capacity_bytes = fraction × 85,017,493,504 + the 804,061,184 B
+ * the process holds outside the allocator, runtime.c).
+ * usage: test_alloc_events GROUP FIXTURES_DIR */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_events.h"
+#include "vp_test.h"
+
+static const char *g_dir;
+
+static char *slurp(const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+static vp_plan *plan_of(const char *json) {
+    vp_error err;
+    vp_registry *reg = vp_registry_builtin(&err);
+    vp_plan *p = vp_plan_from_json(json, reg, &err);
+    if (!p) fail_msg("%s: %s", err.path, err.message);
+    vp_registry_free(reg);
+    return p;
+}
+
+/* A bisection fixture with workload.batch set to `batch` (and an optional alloc conf). */
+static vp_plan *bisect_plan(const char *name, int64_t batch, const char *alloc_conf) {
+    char *t = slurp(name);
+    cJSON *j = cJSON_Parse(t);
+    free(t);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "workload"), "batch"), (double)batch);
+    if (alloc_conf) {
+        cJSON *rt = cJSON_AddObjectToObject(j, "runtime");
+        cJSON_AddStringToObject(rt, "pytorch_cuda_alloc_conf", alloc_conf);
+    }
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    vp_plan *p = plan_of(s);
+    free(s);
+    return p;
+}
+
+static void estimate(const vp_plan *p, vp_estimate *e) {
+    vp_error err;
+    assert_int_equal(vp_estimate_plan(p, e, &err), VP_OK);
+}
+
+/* Llama-3.2-1B's block, one tensor per nn.Parameter (config: hidden 2048, 32 heads × 64, 8 KV heads,
+ * intermediate 8192): input_layernorm 2048; q_proj 2048·2048 = 4,194,304; k_proj, v_proj
+ * 2048·512 = 1,048,576 each; o_proj 4,194,304; post_attention_layernorm 2048; gate, up, down
+ * 2048·8192 = 16,777,216 each. Sum 60,821,504 = params.c's per-layer count. */
+static void block_tensors_llama(void **state) {
+    (void)state;
+    char plan[1024];
+    snprintf(plan, sizeof plan,
+             "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"train\",\"batch\":1,\"seq\":128},"
+             "\"instances\":[{\"model\":{\"hf_config\":{\"model_type\":\"llama\",\"hidden_size\":2048,"
+             "\"intermediate_size\":8192,\"num_hidden_layers\":16,\"num_attention_heads\":32,\"num_key_value_heads\":8,"
+             "\"head_dim\":64,\"vocab_size\":128256,\"tie_word_embeddings\":true}}}],\"hardware\":{\"gpu\":\"h100-sxm-80gb\"}}");
+    vp_plan *p = plan_of(plan);
+    vp_tlist t;
+    vp_block_param_tensors(&p->inst[0], &t);
+    const int64_t want[] = {2048, 4194304, 1048576, 1048576, 4194304, 2048, 16777216, 16777216, 16777216};
+    assert_int_equal(t.n, 9);
+    int64_t sum = 0;
+    for (int k = 0; k < t.n; k++) {
+        assert_int_equal(t.elems[k], want[k]);
+        sum += t.elems[k];
+    }
+    assert_int_equal(sum, 60821504);
+    assert_int_equal(sum, p->inst[0].pc.per_layer_attn + p->inst[0].pc.per_layer_mlp + p->inst[0].pc.per_layer_norm);
+    vp_plan_free(p);
+}
+
+/* The replay's allocated peak and the moment timeline's come from the same terms: they agree within
+ * 2.5 % (measured: within 0.5 % on 37 of the 39 calibration records), so the replay is the same job. */
+static void replay_matches_timeline(void **state) {
+    (void)state;
+    const char *names[] = {"gpt2-amp-s1024-f008.json", "qwen05-amp-s512-f020.json", "l1b-amp-gc-s1024-f030.json",
+                           "l1b-lora16all-s1024-f025.json", "l1b-infer-p1024n256-f005.json"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        vp_plan *p = bisect_plan(names[i], 2, NULL);
+        vp_estimate *e = malloc(sizeof *e);
+        estimate(p, e);
+        vp_inst_calc c;
+        vp_inst_calc_init(p, &p->inst[0], 0, &c);
+        vp_events ev;
+        vp_events_init(&ev);
+        if (p->mode == VP_MODE_TRAIN)
+            vp_events_train(p, &c, 1, &ev);
+        else
+            vp_events_infer(p, &c, 1, &ev);
+        assert_false(ev.failed);
+        vp_reserved r;
+        vp_replay(&ev, &p->alloc_conf, 0, &r);
+        double rel = ((double)r.peak_alloc - (double)e->devices[0].peak_alloc_bytes) / (double)e->devices[0].peak_alloc_bytes;
+        if (rel > 0.025 || rel < -0.025) fail_msg("%s: replay %llu vs timeline %llu", names[i], (unsigned long long)r.peak_alloc,
+                                                   (unsigned long long)e->devices[0].peak_alloc_bytes);
+        /* reserved is never below allocated, and every segment is a whole number of 2 MiB pages
+         * (get_allocation_size rounds every segment to 2 MiB or 20 MiB) */
+        assert_true(r.peak_reserved >= r.peak_alloc);
+        assert_int_equal(r.peak_reserved % (2u << 20), 0);
+        vp_events_free(&ev);
+        free(e);
+        vp_plan_free(p);
+    }
+}
+
+/* The measured largest batch of each bisection fits, and the next one does not. */
+static void check_bisection(const char *name, int64_t largest) {
+    vp_estimate *e = malloc(sizeof *e);
+    vp_plan *p = bisect_plan(name, largest, NULL);
+    estimate(p, e);
+    if (!e->fits) fail_msg("%s: batch %lld ran on the H100 but is predicted not to fit: %s", name, (long long)largest, e->summary);
+    vp_plan_free(p);
+    p = bisect_plan(name, largest + 1, NULL);
+    estimate(p, e);
+    if (e->fits) fail_msg("%s: batch %lld hit OOM on the H100 but is predicted to fit: %s", name, (long long)largest + 1, e->summary);
+    vp_plan_free(p);
+    free(e);
+}
+
+static void bisections_training(void **state) {
+    (void)state;
+    check_bisection("gpt2-amp-s1024-f008.json", 2);
+    check_bisection("qwen05-amp-s512-f020.json", 4);
+    check_bisection("l1b-amp-gc-s1024-f030.json", 2);
+    check_bisection("l1b-lora16all-s1024-f025.json", 3);
+}
+
+/* Known gap: generate's reserved memory is under-predicted (-6 % at batch 8), so batch 13 and 14
+ * (measured OOM) are predicted to fit. */
+static void bisection_generate(void **state) {
+    (void)state;
+    check_bisection("l1b-infer-p1024n256-f005.json", 12);
+}
+
+/* qwen2.5-0.5b, amp_bf16, seq 512, batch 5, the allocator limited to 0.20 × 85,017,493,504 =
+ * 17,003,498,700 B: measured OOM "Tried to allocate 1.45 GiB" after one cudaMalloc retry
+ * (num_alloc_retries 1; run2/bisect.jsonl) with 14.06 GiB allocated. The replay must fail on the
+ * same request (1.45 GiB = the fp32 logits 5·512·151,936·4 = 1,555,824,640 B) while the allocated
+ * peak alone fits: fragmentation decides. With expandable_segments:True the same job fits. */
+static void fragmentation_decides(void **state) {
+    (void)state;
+    vp_estimate *e = malloc(sizeof *e);
+    vp_plan *p = bisect_plan("qwen05-amp-s512-f020.json", 5, NULL);
+    estimate(p, e);
+    const vp_device *d = &e->devices[0];
+    assert_false(d->fits);
+    assert_true(d->fragmentation);
+    assert_true(d->peak_alloc_bytes < d->usable_bytes);
+    assert_int_equal(d->failed_request_bytes, 1555824640ULL);
+    assert_true(d->cached_unusable_bytes > 0);
+    assert_non_null(strstr(d->allocator_note, "expandable_segments:True"));
+    vp_plan_free(p);
+    p = bisect_plan("qwen05-amp-s512-f020.json", 5, "expandable_segments:True");
+    estimate(p, e);
+    assert_true(e->devices[0].fits);
+    assert_false(e->devices[0].fragmentation);
+    vp_plan_free(p);
+    free(e);
+}
+
+/* A bad PYTORCH_CUDA_ALLOC_CONF names the plan field. */
+static void bad_alloc_conf(void **state) {
+    (void)state;
+    char *t = slurp("gpt2-amp-s1024-f008.json");
+    cJSON *j = cJSON_Parse(t);
+    free(t);
+    cJSON *rt = cJSON_AddObjectToObject(j, "runtime");
+    cJSON_AddStringToObject(rt, "pytorch_cuda_alloc_conf", "expandable_segments:Maybe");
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    vp_error err;
+    vp_registry *reg = vp_registry_builtin(&err);
+    assert_null(vp_plan_from_json(s, reg, &err));
+    assert_string_equal(err.path, "runtime.pytorch_cuda_alloc_conf");
+    vp_registry_free(reg);
+    free(s);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) return 2;
+    g_dir = argv[2];
+    const struct CMUnitTest main_tests[] = {
+        cmocka_unit_test(block_tensors_llama),   cmocka_unit_test(replay_matches_timeline),
+        cmocka_unit_test(bisections_training),   cmocka_unit_test(fragmentation_decides),
+        cmocka_unit_test(bad_alloc_conf),
+    };
+    const struct CMUnitTest bug_tests[] = {cmocka_unit_test(bisection_generate)};
+    if (!strcmp(argv[1], "alloc_events_bugs")) return cmocka_run_group_tests(bug_tests, NULL, NULL);
+    return cmocka_run_group_tests(main_tests, NULL, NULL);
+}
