@@ -47,6 +47,9 @@ int cli_print_estimate_table(FILE *out, const char *json) {
             fprintf(out, "  PyTorch reserved                         %12s\n", r);
             fprintf(out, "  nvidia-smi will show                     %12s\n", s);
             fprintf(out, "  usable on this GPU                       %12s   headroom %s\n", u, h);
+            const cJSON *al = cJSON_GetObjectItemCaseSensitive(it, "allocator");
+            const char *note = str(al, "note");
+            if (note && note[0]) fprintf(out, "  allocator: %s\n", note);
         }
         fprintf(out, "\n  %-28s %-12s %12s  %s\n", "component", "instance", "bytes", "how");
         const cJSON *c;

@@ -11,17 +11,11 @@
 
 typedef int (*remedy_fn)(vp_plan *p, char *change, size_t n);
 
-static int trained(const vp_instance *in) {
-    return in->activations == VP_ACT_TRAIN || (in->activations == VP_ACT_KEEP_GRAPH && in->ft != VP_FT_FROZEN);
-}
-static int keeps_graph(const vp_instance *in) {
-    return in->activations == VP_ACT_TRAIN || in->activations == VP_ACT_KEEP_GRAPH;
-}
 
 static int r_grad_ckpt(vp_plan *p, char *c, size_t n) {
     int any = 0;
     for (int i = 0; i < p->n_instances; i++)
-        if (keeps_graph(&p->inst[i]) && p->inst[i].gc_every != 1) {
+        if (vp_inst_keeps_graph(&p->inst[i]) && p->inst[i].gc_every != 1) {
             p->inst[i].gc_every = 1;
             any = 1;
         }
@@ -51,7 +45,7 @@ static int r_adam8(vp_plan *p, char *c, size_t n) {
     int any = 0;
     for (int i = 0; i < p->n_instances; i++) {
         vp_instance *in = &p->inst[i];
-        if (trained(in) && (in->optimizer == VP_OPT_ADAMW || in->optimizer == VP_OPT_ADAM)) {
+        if (vp_inst_trained(in) && (in->optimizer == VP_OPT_ADAMW || in->optimizer == VP_OPT_ADAM)) {
             in->optimizer = VP_OPT_ADAMW_8BIT;
             any = 1;
         }
@@ -64,7 +58,7 @@ static int r_fused(vp_plan *p, char *c, size_t n) {
     int any = 0;
     for (int i = 0; i < p->n_instances; i++) {
         vp_instance *in = &p->inst[i];
-        if (trained(in) && (in->optimizer == VP_OPT_ADAMW || in->optimizer == VP_OPT_ADAM) && in->impl == VP_IMPL_FOREACH) {
+        if (vp_inst_trained(in) && (in->optimizer == VP_OPT_ADAMW || in->optimizer == VP_OPT_ADAM) && in->impl == VP_IMPL_FOREACH) {
             in->impl = VP_IMPL_FUSED;
             any = 1;
         }
@@ -77,7 +71,7 @@ static int r_lora(vp_plan *p, char *c, size_t n) {
     int any = 0;
     for (int i = 0; i < p->n_instances; i++) {
         vp_instance *in = &p->inst[i];
-        if (trained(in) && in->ft == VP_FT_FULL && in->arch.kind == VP_KIND_DECODER) {
+        if (vp_inst_trained(in) && in->ft == VP_FT_FULL && in->arch.kind == VP_KIND_DECODER) {
             in->ft = VP_FT_LORA;
             in->lora_r = 16;
             in->lora_alpha = 32;
@@ -93,7 +87,7 @@ static int r_qlora(vp_plan *p, char *c, size_t n) {
     int any = 0;
     for (int i = 0; i < p->n_instances; i++) {
         vp_instance *in = &p->inst[i];
-        if (trained(in) && in->ft == VP_FT_LORA && in->quant == VP_QUANT_NONE) {
+        if (vp_inst_trained(in) && in->ft == VP_FT_LORA && in->quant == VP_QUANT_NONE) {
             in->ft = VP_FT_QLORA;
             in->quant = VP_QUANT_NF4;
             in->double_quant = 1;
@@ -108,7 +102,7 @@ static int r_pure_bf16(vp_plan *p, char *c, size_t n) {
     int any = 0;
     for (int i = 0; i < p->n_instances; i++) {
         vp_instance *in = &p->inst[i];
-        if (trained(in) && in->ft == VP_FT_FULL && (vp_is_amp(in) || in->precision == VP_PREC_FP32)) {
+        if (vp_inst_trained(in) && in->ft == VP_FT_FULL && (vp_is_amp(in) || in->precision == VP_PREC_FP32)) {
             in->precision = VP_PREC_BF16;
             any = 1;
         }
@@ -184,9 +178,21 @@ static int r_zero3(vp_plan *p, char *c, size_t n) {
     return 1;
 }
 
+/* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: segments grow by mapping pages instead of each
+ * request needing a free block or a new cudaMalloc, so a job that fails on fragmentation fits
+ * (CUDACachingAllocator.cpp ExpandableSegment; re-estimated by the allocator replay, reserved.c). */
+static int r_expandable(vp_plan *p, char *c, size_t n) {
+    if (p->alloc_conf.expandable_segments || p->alloc_conf.backend_cuda_malloc_async) return 0;
+    p->alloc_conf.expandable_segments = 1;
+    int w = p->alloc_conf_text[0] ? snprintf(c, n, "PYTORCH_CUDA_ALLOC_CONF=%s,expandable_segments:True (segments grow instead of fragmenting)", p->alloc_conf_text)
+                                  : snprintf(c, n, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (segments grow instead of fragmenting)");
+    if (w < 0) c[0] = '\0';
+    return 1;
+}
+
 static int r_offload_opt(vp_plan *p, char *c, size_t n) {
     int any = 0;
-    for (int i = 0; i < p->n_instances; i++) any |= trained(&p->inst[i]) && p->inst[i].sharded;
+    for (int i = 0; i < p->n_instances; i++) any |= vp_inst_trained(&p->inst[i]) && p->inst[i].sharded;
     if (!any || p->par.offload_optimizer) return 0;
     p->par.offload_optimizer = 1;
     if (p->par.framework == VP_FW_TORCH) p->par.framework = VP_FW_DEEPSPEED;
@@ -208,6 +214,7 @@ static const struct {
     const char *label; /* short form for combined suggestions */
     remedy_fn fn;
 } k_remedies[] = {
+    {"expandable_segments", "expandable segments", r_expandable},
     {"grad_ckpt", "checkpointing", r_grad_ckpt},
     {"halve_batch", "half the micro-batch", r_halve_batch},
     {"micro_batch_1", "micro-batch 1", r_micro1},
@@ -225,19 +232,17 @@ static const struct {
 };
 
 static int64_t tightest(const vp_estimate *e, int *fits) {
-    int64_t worst = INT64_MAX, peak = 0;
-    for (int i = 0; i < e->n_devices; i++)
-        if ((e->devices[i].index >= 0 || e->devices[i].capacity_bytes) && e->devices[i].headroom_bytes < worst) {
-            worst = e->devices[i].headroom_bytes;
-            peak = (int64_t)e->devices[i].peak_reserved_bytes;
-        }
+    const vp_device *d = vp_tightest_device(e);
     *fits = e->fits;
-    return peak;
+    return d ? (int64_t)d->peak_reserved_bytes : 0;
 }
 
 static int cmp_sugg(const void *a, const void *b) {
     const vp_suggestion *x = a, *y = b;
     if (x->fits != y->fits) return y->fits - x->fits;
+    /* an allocator setting changes nothing about the training: when it is enough, it comes first */
+    int xe = !strcmp(x->id, "expandable_segments"), ye = !strcmp(y->id, "expandable_segments");
+    if (x->fits && xe != ye) return ye - xe;
     if (x->saves_bytes != y->saves_bytes) return x->saves_bytes < y->saves_bytes ? 1 : -1;
     return strcmp(x->id, y->id); /* total order: the same on every libc */
 }

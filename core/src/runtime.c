@@ -30,13 +30,8 @@ uint64_t vp_capacity_bytes(const vp_gpu *g) {
     return (uint64_t)((double)g->memory_bytes * (85017493504.0 / 85899345920.0));
 }
 
-/* The caching allocator reserves more than it hands out: 2 MiB / 20 MiB segment rounding and blocks
- * freed in one phase that do not fit the next phase's shapes (c10/cuda/CUDACachingAllocator.cpp).
- * Over the 39 groundtruth records peak_reserved / peak_alloc has median 1.057 (range 1.013-1.245,
- * largest with gradient checkpointing); we plan with that median. */
-int64_t vp_reserved_from_alloc(int64_t peak_alloc) {
-    return vp_add_sat(peak_alloc, peak_alloc / 1000 * 57);
-}
+/* Reserved memory (the caching allocator's segments) is no longer a ratio of allocated memory: the
+ * step's tensors are replayed through a model of CUDACachingAllocator (alloc_sim.c, reserved.c). */
 
 /* NCCL's own device buffers (cudaMalloc, outside PyTorch's allocator): NCCL_BUFFSIZE defaults to
  * 4 MiB per channel and connection (NCCL environment-variable docs); with ring and tree over up to

@@ -90,7 +90,6 @@ int64_t vp_cublas_workspace_bytes(void);
 int64_t vp_context_bytes(const vp_gpu *g);
 int64_t vp_nonpytorch_bytes(const vp_gpu *g);
 uint64_t vp_capacity_bytes(const vp_gpu *g);
-int64_t vp_reserved_from_alloc(int64_t peak_alloc);
 int64_t vp_nccl_bytes(void);
 
 #endif

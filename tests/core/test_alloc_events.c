@@ -168,6 +168,12 @@ static void fragmentation_decides(void **state) {
     assert_int_equal(d->failed_request_bytes, 1555824640ULL);
     assert_true(d->cached_unusable_bytes > 0);
     assert_non_null(strstr(d->allocator_note, "expandable_segments:True"));
+    /* the remedy, re-estimated like every other, comes first: it fits and changes no training math */
+    vp_error err;
+    assert_int_equal(vp_estimate_with_suggestions(p, e, &err), VP_OK);
+    assert_true(e->n_suggestions > 0);
+    assert_string_equal(e->suggestions[0].id, "expandable_segments");
+    assert_true(e->suggestions[0].fits);
     vp_plan_free(p);
     p = bisect_plan("qwen05-amp-s512-f020.json", 5, "expandable_segments:True");
     estimate(p, e);

@@ -1,0 +1,272 @@
+/* plan_flags.c: the plan flags shared by `vramplan estimate`, `fit` and `recommend` (--plan FILE, --model,
+ * --batch, --gpu, ...) -> one vramplan/plan@1 JSON text. Each command handles its own output flags
+ * through the `extra` callback. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define MAX_INPUT (64u << 20)
+
+void cli_print_plan_flags(FILE *f) {
+    fprintf(f,
+            "  --plan FILE          a vramplan/plan@1 document (docs/schema/plan.md); other flags override it\n"
+            "  --model ID           a preset model (see `vramplan models`)\n"
+            "  --hf-config FILE     a Hugging Face config.json\n"
+            "  --mode train|infer   (default train)\n"
+            "  --precision P        fp32 | amp_bf16 | amp_fp16 | bf16 | fp16 | fp8 (default amp_bf16; infer bf16)\n"
+            "  --batch N            micro-batch (default 1)\n"
+            "  --seq N              tokens per sequence / prompt tokens (default 2048)\n"
+            "  --new-tokens N       infer: tokens to generate\n"
+            "  --grad-accum N       gradient-accumulation steps\n"
+            "  --optimizer NAME     adamw | adam | sgd | sgd_momentum | adafactor | lion | adamw_8bit | paged_adamw | paged_adamw_8bit\n"
+            "  --optim-impl I       foreach | fused | forloop (AdamW; default foreach)\n"
+            "  --lora R             LoRA of rank R (alpha 2R, dropout 0.05, fp32 adapters)\n"
+            "  --lora-targets LIST  comma list, e.g. q_proj,v_proj (default all linear projections)\n"
+            "  --qlora              LoRA on 4-bit NF4 weights\n"
+            "  --grad-ckpt K        checkpoint every K-th block (1 = every block)\n"
+            "  --alloc-conf TEXT    PYTORCH_CUDA_ALLOC_CONF of the job, e.g. expandable_segments:True\n"
+            "  --attn A             sdpa | flash | eager\n"
+            "  --gpu NAME|FILE      a preset GPU (`vramplan gpus`) or a vramplan-probe JSON file\n"
+            "  --gpus N             GPUs in the node\n");
+}
+
+static cJSON *obj(cJSON *parent, const char *key) {
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(parent, key);
+    if (!o) o = cJSON_AddObjectToObject(parent, key);
+    return o;
+}
+
+static void set_str(cJSON *o, const char *k, const char *v) {
+    cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+    cJSON_AddStringToObject(o, k, v);
+}
+
+static void set_num(cJSON *o, const char *k, double v) {
+    cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+    cJSON_AddNumberToObject(o, k, v);
+}
+
+int cli_parse_count(const char *cmd, const char *flag, const char *s, long long *out) {
+    char *end = NULL;
+    long long v = strtoll(s, &end, 10);
+    if (!s[0] || *end || v < 0) {
+        fprintf(stderr, "vramplan %s: %s needs a non-negative whole number, got '%s'\n", cmd, flag, s);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extra, void *ctx, char **plan_out) {
+    const char *plan_path = NULL, *gpu = NULL;
+    *plan_out = NULL;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--plan") && i + 1 < argc) plan_path = argv[i + 1];
+
+    cJSON *plan = NULL;
+    if (plan_path) {
+        char *txt = cli_read_file(plan_path, MAX_INPUT);
+        if (!txt) return EXIT_IO;
+        plan = cJSON_Parse(txt);
+        free(txt);
+        if (!plan || !cJSON_IsObject(plan)) {
+            cJSON_Delete(plan);
+            fprintf(stderr, "vramplan %s: %s is not a JSON object (a vramplan/plan@1 plan)\n", cmd, plan_path);
+            return EXIT_INPUT;
+        }
+    } else {
+        plan = cJSON_CreateObject();
+        cJSON_AddStringToObject(plan, "schema", VP_PLAN_SCHEMA);
+        cJSON *w = cJSON_AddObjectToObject(plan, "workload");
+        cJSON_AddNumberToObject(w, "batch", 1);
+        cJSON_AddNumberToObject(w, "seq", 2048);
+    }
+    cJSON *wl = obj(plan, "workload");
+    cJSON *insts = cJSON_GetObjectItemCaseSensitive(plan, "instances");
+    if (!insts) insts = cJSON_AddArrayToObject(plan, "instances");
+    cJSON *in0 = cJSON_IsArray(insts) ? cJSON_GetArrayItem(insts, 0) : NULL;
+    int rc = 0;
+    char *cfg_txt = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long long n = 0;
+        int took;
+#define NEEDV()                                                                      \
+    do {                                                                             \
+        if (!v) {                                                                    \
+            fprintf(stderr, "vramplan %s: %s needs a value\n", cmd, a);          \
+            rc = EXIT_USAGE;                                                         \
+            goto out;                                                                \
+        }                                                                            \
+        i++;                                                                         \
+    } while (0)
+#define INST()                                                                       \
+    do {                                                                             \
+        if (!in0 && cJSON_IsArray(insts)) {                                          \
+            in0 = cJSON_CreateObject();                                              \
+            cJSON_AddItemToArray(insts, in0);                                        \
+        }                                                                            \
+        if (!in0) {                                                                  \
+            fprintf(stderr, "vramplan %s: the plan's instances must be an array\n", cmd); \
+            rc = EXIT_INPUT;                                                         \
+            goto out;                                                                \
+        }                                                                            \
+    } while (0)
+        if (!strcmp(a, "--plan")) {
+            NEEDV();
+        } else if ((took = extra ? extra(ctx, a, v) : 0) != 0) {
+            if (took < 0) {
+                rc = -took;
+                goto out;
+            }
+            i += took - 1;
+        } else if (!strcmp(a, "--model")) {
+            NEEDV();
+            INST();
+            cJSON_DeleteItemFromObjectCaseSensitive(in0, "model");
+            cJSON *m = cJSON_AddObjectToObject(in0, "model");
+            cJSON_AddStringToObject(m, "preset", v);
+        } else if (!strcmp(a, "--hf-config")) {
+            NEEDV();
+            INST();
+            free(cfg_txt);
+            cfg_txt = cli_read_file(v, MAX_INPUT);
+            if (!cfg_txt) {
+                rc = EXIT_IO;
+                goto out;
+            }
+            cJSON *cfg = cJSON_Parse(cfg_txt);
+            if (!cfg) {
+                fprintf(stderr, "vramplan %s: %s is not valid JSON\n", cmd, v);
+                rc = EXIT_INPUT;
+                goto out;
+            }
+            cJSON_DeleteItemFromObjectCaseSensitive(in0, "model");
+            cJSON *m = cJSON_AddObjectToObject(in0, "model");
+            cJSON_AddItemToObject(m, "hf_config", cfg);
+        } else if (!strcmp(a, "--mode")) {
+            NEEDV();
+            set_str(wl, "mode", v);
+        } else if (!strcmp(a, "--precision")) {
+            NEEDV();
+            INST();
+            set_str(in0, "precision", v);
+        } else if (!strcmp(a, "--attn")) {
+            NEEDV();
+            INST();
+            set_str(in0, "attn", v);
+        } else if (!strcmp(a, "--batch") || !strcmp(a, "--seq") || !strcmp(a, "--new-tokens") ||
+                   !strcmp(a, "--grad-accum")) {
+            NEEDV();
+            if (!cli_parse_count(cmd, a, v, &n)) {
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            const char *key = !strcmp(a, "--batch") ? "batch" : !strcmp(a, "--seq") ? "seq"
+                              : !strcmp(a, "--new-tokens") ? "new_tokens" : "grad_accum";
+            set_num(wl, key, (double)n);
+        } else if (!strcmp(a, "--alloc-conf")) {
+            NEEDV();
+            set_str(obj(plan, "runtime"), "pytorch_cuda_alloc_conf", v);
+        } else if (!strcmp(a, "--optimizer") || !strcmp(a, "--optim-impl")) {
+            NEEDV();
+            INST();
+            set_str(obj(in0, "optimizer"), !strcmp(a, "--optimizer") ? "name" : "impl", v);
+        } else if (!strcmp(a, "--lora") || !strcmp(a, "--qlora")) {
+            INST();
+            cJSON *ft = obj(in0, "finetune");
+            set_str(ft, "method", !strcmp(a, "--lora") ? "lora" : "qlora");
+            if (!strcmp(a, "--lora")) {
+                NEEDV();
+                if (!cli_parse_count(cmd, a, v, &n)) {
+                    rc = EXIT_USAGE;
+                    goto out;
+                }
+                cJSON *l = obj(ft, "lora");
+                set_num(l, "r", (double)n);
+                set_num(l, "alpha", (double)(2 * n));
+            }
+        } else if (!strcmp(a, "--lora-targets")) {
+            NEEDV();
+            INST();
+            int has_lora = 0;
+            for (int k = 1; k < argc; k++) has_lora |= !strcmp(argv[k], "--lora") || !strcmp(argv[k], "--qlora");
+            const cJSON *ftm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(in0, "finetune"), "method");
+            if (!has_lora && !(cJSON_IsString(ftm) && strstr(ftm->valuestring, "lora"))) {
+                fprintf(stderr, "vramplan %s: --lora-targets needs --lora R or --qlora\n", cmd);
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            cJSON *l = obj(obj(in0, "finetune"), "lora");
+            cJSON_DeleteItemFromObjectCaseSensitive(l, "targets");
+            cJSON *t = cJSON_AddArrayToObject(l, "targets");
+            char buf[512];
+            snprintf(buf, sizeof buf, "%s", v);
+            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+                cJSON_AddItemToArray(t, cJSON_CreateString(tok));
+        } else if (!strcmp(a, "--grad-ckpt")) {
+            NEEDV();
+            INST();
+            if (!cli_parse_count(cmd, a, v, &n)) {
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            cJSON_DeleteItemFromObjectCaseSensitive(in0, "grad_ckpt");
+            set_num(cJSON_AddObjectToObject(in0, "grad_ckpt"), "every", (double)n);
+        } else if (!strcmp(a, "--gpu")) {
+            NEEDV();
+            gpu = v;
+        } else if (!strcmp(a, "--gpus")) {
+            NEEDV();
+            if (!cli_parse_count(cmd, a, v, &n)) {
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            set_num(obj(plan, "hardware"), "count", (double)n);
+        } else {
+            fprintf(stderr, "vramplan %s: unknown option '%s' (see --help)\n", cmd, a);
+            rc = EXIT_USAGE;
+            goto out;
+        }
+    }
+    if (gpu) {
+        cJSON *hw = obj(plan, "hardware");
+        const char *dot = strrchr(gpu, '.');
+        if (dot && !strcmp(dot, ".json")) {
+            char *txt = cli_read_file(gpu, MAX_INPUT);
+            if (!txt) {
+                rc = EXIT_IO;
+                goto out;
+            }
+            cJSON *probe = cJSON_Parse(txt);
+            free(txt);
+            if (!probe) {
+                fprintf(stderr, "vramplan %s: %s is not valid JSON (expected a vramplan-probe file)\n", cmd, gpu);
+                rc = EXIT_INPUT;
+                goto out;
+            }
+            cJSON_DeleteItemFromObjectCaseSensitive(hw, "gpu");
+            cJSON_DeleteItemFromObjectCaseSensitive(hw, "probe");
+            cJSON_AddItemToObject(hw, "probe", probe);
+            const cJSON *devs = cJSON_GetObjectItemCaseSensitive(probe, "devices");
+            if (cJSON_IsArray(devs) && !cJSON_GetObjectItemCaseSensitive(hw, "count"))
+                cJSON_AddNumberToObject(hw, "count", cJSON_GetArraySize(devs) > 0 ? cJSON_GetArraySize(devs) : 1);
+        } else {
+            cJSON_DeleteItemFromObjectCaseSensitive(hw, "probe");
+            set_str(hw, "gpu", gpu);
+        }
+    }
+    *plan_out = cJSON_PrintUnformatted(plan);
+    if (!*plan_out) {
+        fprintf(stderr, "vramplan %s: out of memory\n", cmd);
+        rc = EXIT_IO;
+    }
+out:
+    free(cfg_txt);
+    cJSON_Delete(plan);
+    return rc;
+}
