@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "probe.h"
+#include "utf8.h"
+#include "validate.h"
 
 #define SUPPORTS_RULE                                                                                \
     "bf16 and tf32 need compute capability >= 8.0, fp8 needs >= 8.9 (NVIDIA Transformer Engine "   \
@@ -80,12 +82,53 @@ static void warn(build *b, const char *fmt, ...)
     arr_add(b, b->warnings, cJSON_CreateString(text));
 }
 
-/* a byte count as a JSON number: exact up to 2^53 (9 PB), far above any GPU */
-static void put_bytes(build *b, cJSON *o, const char *k, unsigned long long v) { put_num(b, o, k, (double)v); }
+/* Byte counts are JSON numbers. Every one the probe writes is <= VP_MAX_BYTES = 2^44 < 10^15, so cJSON
+ * prints it as an integer ("%1.15g" is exact below 10^15), never in exponent form. A larger value is not
+ * a memory size but a driver sentinel (NVML_VALUE_NOT_AVAILABLE is 2^64 - 1): it becomes null, with
+ * `field` (a path such as devices[0].memory.total_bytes) in "unavailable". The callers check first and
+ * give a better reason; this is the last guard. */
+_Static_assert(VP_MAX_BYTES < 1000000000000000ULL, "byte counts must print as integers");
+static int implausible_bytes(unsigned long long v) { return v > VP_MAX_BYTES; }
+
+static void put_bytes(build *b, cJSON *o, const char *k, const char *field, unsigned long long v)
+{
+    if (!implausible_bytes(v)) {
+        put_num(b, o, k, (double)v);
+        return;
+    }
+    put_null(b, o, k);
+    unavail(b, field, "the driver reported %llu bytes, more than 2^44 (16 TiB): not a memory size", v);
+}
 
 static const char *cuerr(const build *b, CUresult r, char *buf, size_t n) { return vp_cuda_err_name(b->cuda, r, buf, n); }
 
 /* ------------------------------------------------------------------ shared helpers */
+
+int vp_json_make_utf8(cJSON *item)
+{
+    int changed = 0;
+    for (; item; item = item->next) {
+        if (cJSON_IsString(item) && item->valuestring) {
+            size_t n = strlen(item->valuestring);
+            if (vp_utf8_check(item->valuestring, n) != n) {
+                size_t cap = 3 * n; /* each ill-formed byte becomes at most one 3-byte U+FFFD */
+                char *fixed = malloc(cap + 1);
+                if (!fixed) return -1;
+                vp_utf8_sanitize(item->valuestring, fixed, cap, NULL, NULL);
+                char *set = cJSON_SetValuestring(item, fixed);
+                free(fixed);
+                if (!set) return -1;
+                changed++;
+            }
+        }
+        if (item->child) {
+            int k = vp_json_make_utf8(item->child);
+            if (k < 0) return -1;
+            changed += k;
+        }
+    }
+    return changed;
+}
 
 cJSON *vp_error_doc(vp_err e, const char *message)
 {
@@ -94,7 +137,7 @@ cJSON *vp_error_doc(vp_err e, const char *message)
     cJSON *err = NULL;
     if (!cJSON_AddStringToObject(doc, "schema", VP_PROBE_SCHEMA) || !(err = cJSON_AddObjectToObject(doc, "error")) ||
         !cJSON_AddStringToObject(err, "code", vp_err_code(e)) ||
-        !cJSON_AddStringToObject(err, "message", message ? message : "")) {
+        !cJSON_AddStringToObject(err, "message", message ? message : "") || vp_json_make_utf8(doc) < 0) {
         cJSON_Delete(doc);
         return NULL;
     }
@@ -260,6 +303,7 @@ static int nvml_other_processes(build *b, nvmlDevice_t h, unsigned long long *by
         }
         unsigned int cap = n + 16U; /* processes may start between the two calls */
         unsigned long long sum = 0;
+        unsigned long long bogus = 0;
         int cnt = 0, unknown = 0;
         if (f3) {
             nvmlProcessInfo_t *p = calloc(cap, sizeof *p);
@@ -274,7 +318,8 @@ static int nvml_other_processes(build *b, nvmlDevice_t h, unsigned long long *by
                     if (p[i].pid == pid_self) continue;
                     cnt++;
                     if (p[i].usedGpuMemory == NVML_VALUE_NOT_AVAILABLE) unknown = 1;
-                    else sum += p[i].usedGpuMemory;
+                    else if (implausible_bytes(p[i].usedGpuMemory)) bogus = p[i].usedGpuMemory;
+                    else sum += p[i].usedGpuMemory; /* <= 2^44 each, at most 100016 of them: no overflow */
                 }
             }
             free(p);
@@ -291,7 +336,8 @@ static int nvml_other_processes(build *b, nvmlDevice_t h, unsigned long long *by
                     if (p[i].pid == pid_self) continue;
                     cnt++;
                     if (p[i].usedGpuMemory == NVML_VALUE_NOT_AVAILABLE) unknown = 1;
-                    else sum += p[i].usedGpuMemory;
+                    else if (implausible_bytes(p[i].usedGpuMemory)) bogus = p[i].usedGpuMemory;
+                    else sum += p[i].usedGpuMemory; /* <= 2^44 each, at most 100016 of them: no overflow */
                 }
             }
             free(p);
@@ -304,6 +350,11 @@ static int nvml_other_processes(build *b, nvmlDevice_t h, unsigned long long *by
         *count = cnt;
         if (unknown) {
             snprintf(why, whysz, "NVML does not report per-process memory here (usedGpuMemory not available)");
+            return 0;
+        }
+        if (bogus || implausible_bytes(sum)) {
+            snprintf(why, whysz, "nvmlDeviceGetComputeRunningProcesses reported %llu bytes, not a memory size",
+                     bogus ? bogus : sum);
             return 0;
         }
         *bytes = sum;
@@ -374,7 +425,8 @@ static void mig_block(build *b, cJSON *dj, devstate *d, int redact)
         if (!chk(b, o)) return;
         put_num(b, o, "index", (double)i);
         char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = "";
-        if (!redact && N->nvmlDeviceGetUUID && N->nvmlDeviceGetUUID(m, uuid, sizeof uuid) == NVML_SUCCESS && uuid[0])
+        if (!redact && N->nvmlDeviceGetUUID && N->nvmlDeviceGetUUID(m, uuid, (unsigned)sizeof uuid - 1) == NVML_SUCCESS &&
+            uuid[0])
             put_str(b, o, "uuid", uuid);
         else
             put_null(b, o, "uuid");
@@ -390,9 +442,19 @@ static void mig_block(build *b, cJSON *dj, devstate *d, int redact)
         nvmlMemory_t mem;
         memset(&mem, 0, sizeof mem);
         if (N->nvmlDeviceGetMemoryInfo && (r = N->nvmlDeviceGetMemoryInfo(m, &mem)) == NVML_SUCCESS) {
-            put_bytes(b, o, "total_bytes", mem.total);
-            put_bytes(b, o, "free_bytes", mem.free);
-            put_bytes(b, o, "used_bytes", mem.used);
+            char ip[96];
+            snprintf(ip, sizeof ip, "%s.mig.instances[%d]", d->path, pos);
+            snprintf(field, sizeof field, "%s.total_bytes", ip);
+            put_bytes(b, o, "total_bytes", field, mem.total);
+            snprintf(field, sizeof field, "%s.free_bytes", ip);
+            if (mem.free > mem.total) {
+                put_null(b, o, "free_bytes");
+                unavail(b, field, "nvmlDeviceGetMemoryInfo: free %llu is larger than total %llu", mem.free, mem.total);
+            } else {
+                put_bytes(b, o, "free_bytes", field, mem.free);
+            }
+            snprintf(field, sizeof field, "%s.used_bytes", ip);
+            put_bytes(b, o, "used_bytes", field, mem.used);
         } else {
             put_null(b, o, "total_bytes");
             put_null(b, o, "free_bytes");
@@ -430,13 +492,23 @@ static void device_block(build *b, const vp_options *opt, cJSON *devices, devsta
     else
         put_null(b, dj, "nvml_index");
 
-    /* name */
+    /* name: UTF-8 (driver bytes that are not become U+FFFD), at most the planner's VP_PROBE_NAME_MAX_BYTES,
+     * cut at a character boundary */
     memset(buf, 0, sizeof buf);
     cr = C->cuDeviceGetName(buf, (int)sizeof buf - 1, d->dev);
-    if (cr == CUDA_SUCCESS) put_str(b, dj, "name", buf);
-    else {
+    if (cr == CUDA_SUCCESS && buf[0]) {
+        char name[VP_PROBE_NAME_MAX_BYTES + 1];
+        int replaced = 0, truncated = 0;
+        vp_utf8_sanitize(buf, name, VP_PROBE_NAME_MAX_BYTES, &replaced, &truncated);
+        put_str(b, dj, "name", name);
+        if (replaced) warn(b, "%s.name: the driver's name is not valid UTF-8; each invalid sequence became U+FFFD", d->path);
+        if (truncated)
+            warn(b, "%s.name: the driver's name (%zu bytes) was cut to %zu bytes, the longest the planner reads", d->path,
+                 strlen(buf), strlen(name));
+    } else {
         put_null(b, dj, "name");
-        unavail(b, FIELD("name"), "cuDeviceGetName: %s", cuerr(b, cr, eb, sizeof eb));
+        if (cr == CUDA_SUCCESS) unavail(b, FIELD("name"), "cuDeviceGetName returned an empty name");
+        else unavail(b, FIELD("name"), "cuDeviceGetName: %s", cuerr(b, cr, eb, sizeof eb));
     }
 
     /* uuid: NVML's string, else CUDA's 16 bytes in the same "GPU-" form */
@@ -444,8 +516,8 @@ static void device_block(build *b, const vp_options *opt, cJSON *devices, devsta
     else {
         char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = "";
         int have = 0;
-        if (d->has_nvml && N->nvmlDeviceGetUUID && N->nvmlDeviceGetUUID(d->nvml, uuid, sizeof uuid) == NVML_SUCCESS &&
-            uuid[0])
+        if (d->has_nvml && N->nvmlDeviceGetUUID &&
+            N->nvmlDeviceGetUUID(d->nvml, uuid, (unsigned)sizeof uuid - 1) == NVML_SUCCESS && uuid[0])
             have = 1;
         if (!have) {
             CUuuid u;
@@ -504,10 +576,10 @@ static void device_block(build *b, const vp_options *opt, cJSON *devices, devsta
         put_null(b, dj, "compute_capability");
         unavail(b, FIELD("compute_capability"), "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR/MINOR) failed");
     }
-    if (attr(b, d->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &v)) put_num(b, dj, "sm_count", v);
+    if (attr(b, d->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &v) && v >= 0) put_num(b, dj, "sm_count", v);
     else {
         put_null(b, dj, "sm_count");
-        unavail(b, FIELD("sm_count"), "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT) failed");
+        unavail(b, FIELD("sm_count"), "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT) failed or gave a negative count");
     }
     if (attr(b, d->dev, CU_DEVICE_ATTRIBUTE_INTEGRATED, &v)) put_bool(b, dj, "integrated", v);
     else {
@@ -515,13 +587,15 @@ static void device_block(build *b, const vp_options *opt, cJSON *devices, devsta
         unavail(b, FIELD("integrated"), "cuDeviceGetAttribute(INTEGRATED) failed");
     }
 
-    /* ---- memory. NVML first (before our context exists), then CUDA inside our own context. */
+    /* ---- memory. NVML first (before our context exists), then CUDA inside our own context.
+     * Numbers the driver gets wrong (a sentinel such as 2^64 - 1, free > total) become null with a
+     * reason, so the document always passes --validate and the planner's limits. */
     cJSON *mem = put_obj(b, dj, "memory");
     if (!mem) return;
-    int have_nvml_free = 0;
+    int have_nvml_free = 0, nvml_view = 0;
     unsigned long long nvml_total = 0, nvml_free = 0, nvml_reserved = 0, nvml_used = 0;
     const char *mem_api = NULL;
-    char mem_why[256] = "";
+    char mem_why[320] = "";
     if (nvml_why) snprintf(mem_why, sizeof mem_why, "%s", nvml_why);
     else {
         nvmlMemory_v2_t m2;
@@ -534,7 +608,7 @@ static void device_block(build *b, const vp_options *opt, cJSON *devices, devsta
             nvml_free = m2.free;
             nvml_reserved = m2.reserved;
             nvml_used = m2.used;
-            have_nvml_free = 1;
+            nvml_view = have_nvml_free = 1;
         } else {
             nvmlMemory_t m1;
             memset(&m1, 0, sizeof m1);
@@ -543,7 +617,7 @@ static void device_block(build *b, const vp_options *opt, cJSON *devices, devsta
                 mem_api = "v1";
                 nvml_total = m1.total;
                 nvml_free = m1.free;
-                have_nvml_free = 1;
+                nvml_view = have_nvml_free = 1;
                 snprintf(mem_why, sizeof mem_why,
                          "nvmlDeviceGetMemoryInfo_v2: %s; the v1 call has no reserved field and its 'used' "
                          "includes reserved memory",
@@ -553,6 +627,15 @@ static void device_block(build *b, const vp_options *opt, cJSON *devices, devsta
                          N->nvmlDeviceGetMemoryInfo_v2 ? vp_nvml_err_name(nr) : "not exported",
                          N->nvmlDeviceGetMemoryInfo ? vp_nvml_err_name(r1) : "not exported");
             }
+        }
+        int v2 = mem_api && strcmp(mem_api, "v2") == 0;
+        if (nvml_view && (nvml_total == 0 || implausible_bytes(nvml_total) || nvml_free > nvml_total ||
+                          (v2 && (nvml_reserved > nvml_total || nvml_used > nvml_total)))) {
+            nvml_view = have_nvml_free = 0;
+            snprintf(mem_why, sizeof mem_why,
+                     "%s returned impossible numbers (total %llu, free %llu, reserved %llu, used %llu bytes)",
+                     v2 ? "nvmlDeviceGetMemoryInfo_v2" : "nvmlDeviceGetMemoryInfo", nvml_total, nvml_free,
+                     nvml_reserved, nvml_used);
         }
     }
     unsigned long long other_bytes = 0;
@@ -587,35 +670,57 @@ static void device_block(build *b, const vp_options *opt, cJSON *devices, devsta
         cu_total = ctx_total;
         have_cu_total = 1;
     }
-    if (have_cu_total) put_bytes(b, mem, "total_bytes", cu_total);
+    if (have_cu_total && (cu_total == 0 || implausible_bytes(cu_total))) {
+        have_cu_total = 0;
+        snprintf(total_why, sizeof total_why, "cuDeviceTotalMem_v2 reported %llu bytes, not a memory size",
+                 (unsigned long long)cu_total);
+    }
+    if (have_ctx_free && (implausible_bytes(ctx_free) || (have_cu_total && ctx_free > cu_total))) {
+        have_ctx_free = 0;
+        if (have_cu_total)
+            snprintf(free_why, sizeof free_why, "cuMemGetInfo_v2 reported free %llu bytes, more than total_bytes %llu",
+                     (unsigned long long)ctx_free, (unsigned long long)cu_total);
+        else
+            snprintf(free_why, sizeof free_why, "cuMemGetInfo_v2 reported free %llu bytes, not a memory size",
+                     (unsigned long long)ctx_free);
+    }
+    /* CUDA's total is NVML's less the reserved memory; a larger one means NVML's numbers are wrong
+     * (the planner needs CUDA's total, so NVML's view is dropped) */
+    if (have_cu_total && nvml_view && cu_total > nvml_total) {
+        nvml_view = have_nvml_free = 0;
+        snprintf(mem_why, sizeof mem_why, "NVML's total %llu bytes is smaller than CUDA's total_bytes %llu", nvml_total,
+                 (unsigned long long)cu_total);
+    }
+
+    if (have_cu_total) put_bytes(b, mem, "total_bytes", FIELD("memory.total_bytes"), cu_total);
     else {
         put_null(b, mem, "total_bytes");
         unavail(b, FIELD("memory.total_bytes"), "%s", total_why);
     }
-    if (have_ctx_free) put_bytes(b, mem, "free_bytes", ctx_free);
+    if (have_ctx_free) put_bytes(b, mem, "free_bytes", FIELD("memory.free_bytes"), ctx_free);
     else {
         put_null(b, mem, "free_bytes");
         unavail(b, FIELD("memory.free_bytes"), "%s", free_why);
     }
-    if (mem_api) {
-        put_bytes(b, mem, "nvml_total_bytes", nvml_total);
-        put_bytes(b, mem, "nvml_free_bytes", nvml_free);
+    if (nvml_view) {
+        put_bytes(b, mem, "nvml_total_bytes", FIELD("memory.nvml_total_bytes"), nvml_total);
+        put_bytes(b, mem, "nvml_free_bytes", FIELD("memory.nvml_free_bytes"), nvml_free);
     } else {
         put_null(b, mem, "nvml_total_bytes");
         unavail(b, FIELD("memory.nvml_total_bytes"), "%s", mem_why);
         put_null(b, mem, "nvml_free_bytes");
         unavail(b, FIELD("memory.nvml_free_bytes"), "%s", mem_why);
     }
-    if (mem_api && strcmp(mem_api, "v2") == 0) {
-        put_bytes(b, mem, "reserved_bytes", nvml_reserved);
-        put_bytes(b, mem, "used_bytes", nvml_used);
+    if (nvml_view && strcmp(mem_api, "v2") == 0) {
+        put_bytes(b, mem, "reserved_bytes", FIELD("memory.reserved_bytes"), nvml_reserved);
+        put_bytes(b, mem, "used_bytes", FIELD("memory.used_bytes"), nvml_used);
     } else {
         put_null(b, mem, "reserved_bytes");
         unavail(b, FIELD("memory.reserved_bytes"), "%s", mem_why);
         put_null(b, mem, "used_bytes");
         unavail(b, FIELD("memory.used_bytes"), "%s", mem_why);
     }
-    if (have_other) put_bytes(b, mem, "other_processes_bytes", other_bytes);
+    if (have_other) put_bytes(b, mem, "other_processes_bytes", FIELD("memory.other_processes_bytes"), other_bytes);
     else {
         put_null(b, mem, "other_processes_bytes");
         unavail(b, FIELD("memory.other_processes_bytes"), "%s", other_why);
@@ -623,7 +728,7 @@ static void device_block(build *b, const vp_options *opt, cJSON *devices, devsta
     if (have_other || other_count > 0) put_num(b, mem, "other_processes_count", other_count);
     else put_null(b, mem, "other_processes_count");
     if (have_nvml_free && have_ctx_free && nvml_free >= (unsigned long long)ctx_free) {
-        put_bytes(b, mem, "context_bytes", nvml_free - (unsigned long long)ctx_free);
+        put_bytes(b, mem, "context_bytes", FIELD("memory.context_bytes"), nvml_free - (unsigned long long)ctx_free);
     } else {
         put_null(b, mem, "context_bytes");
         if (!have_nvml_free) unavail(b, FIELD("memory.context_bytes"), "needs NVML free memory before the context: %s", mem_why);
@@ -679,10 +784,15 @@ static void device_block(build *b, const vp_options *opt, cJSON *devices, devsta
         unavail(b, FIELD("max_sm_clock_mhz"), "neither NVML nor CUDA (CLOCK_RATE) reports it");
     }
     /* 2 (DDR) x clock x bus width / 8 bits; memory-facts 9.4: H100 2*2619 MHz*5120/8 = 3352 GB/s */
-    if (have_mem_clk && have_bw) put_num(b, dj, "peak_bandwidth_gbs", round1((double)mem_mhz * (double)bus_width / 4000.0));
+    double peak = have_mem_clk && have_bw ? (double)mem_mhz * (double)bus_width / 4000.0 : 0.0;
+    if (have_mem_clk && have_bw && peak <= VP_MAX_BANDWIDTH_GBS) put_num(b, dj, "peak_bandwidth_gbs", round1(peak));
     else {
         put_null(b, dj, "peak_bandwidth_gbs");
-        unavail(b, FIELD("peak_bandwidth_gbs"), "needs max_mem_clock_mhz and bus_width_bits");
+        if (have_mem_clk && have_bw)
+            unavail(b, FIELD("peak_bandwidth_gbs"), "2 x %u MHz x %d bits / 8 = %.0f GB/s is not a plausible bandwidth",
+                    mem_mhz, bus_width, peak);
+        else
+            unavail(b, FIELD("peak_bandwidth_gbs"), "needs max_mem_clock_mhz and bus_width_bits");
     }
     if (attr(b, d->dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &v) && v >= 0) put_num(b, dj, "l2_bytes", v);
     else {
@@ -905,6 +1015,11 @@ cJSON *vp_collect(const vp_options *opt, vp_err *err, char *msg, size_t msgsz)
         snprintf(msg, msgsz, "cuDriverGetVersion failed: %s", vp_cuda_err_name(&cuda, r, eb, sizeof eb));
         goto fail;
     }
+    if (drv < 0) { /* host.cuda_driver_version is a required integer >= 0 */
+        *err = VP_ERR_INIT_FAILED;
+        snprintf(msg, msgsz, "cuDriverGetVersion returned %d, which is not a CUDA version", drv);
+        goto fail;
+    }
     int count = 0;
     if ((r = cuda.cuDeviceGetCount(&count)) != CUDA_SUCCESS) {
         *err = map_init_error(r);
@@ -1087,6 +1202,7 @@ cJSON *vp_collect(const vp_options *opt, vp_err *err, char *msg, size_t msgsz)
         cJSON_Delete(b.warnings);
         b.oom = 1;
     }
+    if (!b.oom && vp_json_make_utf8(doc) < 0) b.oom = 1;
     if (b.oom) goto oom;
 
     free(ds);

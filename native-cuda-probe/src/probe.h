@@ -12,6 +12,14 @@
 #define VP_PROBE_SCHEMA "vramplan/gpu-probe@1"
 #define VP_MAX_DEVICES 64
 
+/* The largest byte count the probe writes: 2^44 B = 16 TiB, the planner's limit (MAX_GPU_BYTES in
+ * core/src/gpu.c), some 100 times the memory of any GPU. A driver that reports more is reporting a
+ * sentinel (e.g. 2^64 - 1), and the field becomes null with a reason. */
+#define VP_MAX_BYTES (1ULL << 44)
+/* The largest peak_bandwidth_gbs the planner accepts (core/src/gpu.c reads it in [0, 1e6]); a larger
+ * product of clock and bus width means the driver's clock or width is wrong. */
+#define VP_MAX_BANDWIDTH_GBS 1e6
+
 /* Error codes of the error document. Exit codes are in vp_exit_code(). */
 typedef enum {
     VP_OK = 0,
@@ -120,6 +128,10 @@ cJSON *vp_collect(const vp_options *opt, vp_err *err, char *msg, size_t msgsz);
 
 /* helpers shared by collect.c and main.c */
 cJSON *vp_error_doc(vp_err e, const char *message);
+/* Makes every string value under item well-formed UTF-8 (ill-formed bytes become U+FFFD): drivers,
+ * dlerror() and gethostname() return bytes, and JSON must be UTF-8. Returns the number of strings
+ * changed, or -1 when out of memory. */
+int vp_json_make_utf8(cJSON *item);
 int vp_format_time(char *buf, size_t bufsz);
 
 #endif

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "validate.h"
+#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -212,7 +213,12 @@ static void check_device(V *v, const cJSON *dev, int i, int *cc_out)
     }
     field(v, dev, dp, "index", T_INT, 1, 0);
     field(v, dev, dp, "nvml_index", T_INT | T_NULL, 0, 0);
-    field(v, dev, dp, "name", T_STR | T_NULL, 1, 1);
+    const cJSON *name = field(v, dev, dp, "name", T_STR | T_NULL, 1, 1);
+    if (cJSON_IsString(name) && strlen(name->valuestring) > VP_PROBE_NAME_MAX_BYTES) {
+        join(p, sizeof p, dp, "name");
+        problem(v, p, "is %zu bytes long; the planner reads names of at most %d bytes", strlen(name->valuestring),
+                VP_PROBE_NAME_MAX_BYTES);
+    }
     const cJSON *uuid = field(v, dev, dp, "uuid", T_STR | T_NULL, 1, !v->redacted);
     const cJSON *serial = field(v, dev, dp, "serial", T_STR | T_NULL, 0, !v->redacted);
     if (v->redacted && uuid && !cJSON_IsNull(uuid)) {
@@ -429,6 +435,13 @@ int vp_validate_text(const char *text, size_t len, char *out, size_t outsz, int 
     if (out && outsz) out[0] = '\0';
     if (is_error_doc) *is_error_doc = 0;
 
+    size_t bad = vp_utf8_check(text, len);
+    if (bad < len) {
+        size_t line = 1;
+        for (size_t i = 0; i < bad; i++) line += text[i] == '\n';
+        problem(&v, "", "not valid UTF-8 at byte %zu (line %zu); JSON text must be UTF-8 (RFC 8259 section 8.1)", bad,
+                line);
+    }
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!doc) {

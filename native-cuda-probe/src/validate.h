@@ -4,8 +4,13 @@
 
 #include <stddef.h>
 
+/* The longest device name, in bytes of UTF-8, that the planner reads: core/src/gpu.h keeps it in
+ * vp_gpu.name[96] and core/src/json_read.c (vp_json_opt_str) rejects a longer string. The probe cuts a
+ * longer driver name to this length at a character boundary; --validate rejects a longer one. */
+#define VP_PROBE_NAME_MAX_BYTES 95
+
 /*
- * Validates `len` bytes of JSON text. Returns the number of problems found (0: valid).
+ * Validates `len` bytes of JSON text, which must be UTF-8 (RFC 8259 section 8.1). Returns the number of problems found (0: valid).
  * Each problem is written to `out` as one line "<field path>: <what is wrong>", e.g.
  * "devices[0].memory.total_bytes: expected an integer >= 0 or null, got a string".
  * `out` is always NUL-terminated (when outsz > 0); extra problems are counted but may be cut.

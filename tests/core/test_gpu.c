@@ -27,22 +27,25 @@ static const char *with_probe(const char *probe_text, const char *extra) {
     return t_plan(WL, INST, t_fmt("{\"probe\":%s%s}", probe_text, extra ? extra : ""));
 }
 
-/* The H100 probe (values measured on the groundtruth H100, memory-facts §9.4): CUDA offers the free
- * memory seen by the probe plus the context it held while probing: 84,465,090,560 + 552,402,944 =
- * 85,017,493,504 B (= cudaMemGetInfo total); the context is the measured 552,402,944 B. */
+/* The H100 probe (the real probe's memory numbers on the groundtruth H100, 2026-11-23,
+ * tests/probe/fixtures/h100-sxm-probe-2026-11-23.json): CUDA offers the free memory seen by the probe
+ * plus the context it held while probing: 84,465,090,560 + 548,995,072 = 85,014,085,632 B; the context
+ * is the probe's 548,995,072 B. That is 3,407,872 B less than cudaMemGetInfo's total 85,017,493,504 and
+ * a PyTorch process's 552,402,944: NVML had already counted the probe process's own 3,407,872 B before
+ * its context (tests/probe/fixtures/README.md). */
 static void h100_probe(void **s) {
     (void)s;
     const vp_estimate *e = t_estimate(with_probe(fixture("h100.json"), NULL));
     assert_int_equal(e->n_devices, 1);
     assert_string_equal(e->devices[0].name, "NVIDIA H100 80GB HBM3");
-    assert_u64_equal(e->devices[0].capacity_bytes, 85017493504ULL);
-    assert_u64_equal(e->devices[0].context_bytes, 552402944ULL);
+    assert_u64_equal(e->devices[0].capacity_bytes, 85014085632ULL);
+    assert_u64_equal(e->devices[0].context_bytes, 548995072ULL);
     assert_true(e->fits);
     assert_contains(e->summary, "gpu-node-7");
 }
 
 /* A busy GPU: only its free memory (+ our context) is usable. 40 GiB free of 80: capacity
- * 42,949,672,960 + 552,402,944 = 43,502,075,904 B. */
+ * 42,949,672,960 + 548,995,072 = 43,498,668,032 B. */
 static void busy_gpu(void **s) {
     (void)s;
     const char *p = fixture("h100.json");
@@ -51,7 +54,7 @@ static void busy_gpu(void **s) {
     char *copy = t_fmt("%s", p);
     memcpy(copy + (busy - p), "42949672960", 11);
     const vp_estimate *e = t_estimate(with_probe(copy, NULL));
-    assert_u64_equal(e->devices[0].capacity_bytes, 43502075904ULL);
+    assert_u64_equal(e->devices[0].capacity_bytes, 43498668032ULL);
 }
 
 /* GPU presets: the CUDA total of the preset when it was measured (H100 SXM: 85,017,493,504). */

@@ -7,6 +7,7 @@
  * gives CUDA_ERROR_INVALID_CONTEXT; no GPU gives CUDA_ERROR_NO_DEVICE from cuInit. A context
  * still alive when the process exits is reported and turns the exit status into 70.
  * Built with -DFAKE_CUDA_OLD it leaves out cuDeviceTotalMem_v2, like a very old driver.
+ * With FAKE_GPU_HOSTILE=strings, cuGetErrorName answers with bytes that are not UTF-8.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -50,7 +51,7 @@ EXPORT CUresult cuInit(unsigned int flags)
 EXPORT CUresult cuDriverGetVersion(int *version)
 {
     if (!version) return CUDA_ERROR_INVALID_VALUE;
-    *version = FAKE_CUDA_DRIVER_VERSION;
+    *version = fake_cuda_driver_version();
     return CUDA_SUCCESS;
 }
 
@@ -211,6 +212,7 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **pstr)
     case CUDA_ERROR_UNKNOWN: *pstr = "CUDA_ERROR_UNKNOWN"; break;
     default: *pstr = NULL; return CUDA_ERROR_INVALID_VALUE;
     }
+    if (error != CUDA_SUCCESS && fake_hostile("strings")) *pstr = "CUDA_ERROR_\xff\xfe\xed\xa0\x80";
     return CUDA_SUCCESS;
 }
 

@@ -8,7 +8,8 @@
  * NVML_ERROR_ARGUMENT_VERSION_MISMATCH; nvmlDeviceGetNvLinkState answers NVML_ERROR_NOT_SUPPORTED
  * on a single GPU (as measured on the H100 VM) and NVML_ERROR_INVALID_ARGUMENT for link >= 18;
  * nvmlDeviceGetMigDeviceHandleByIndex answers NVML_ERROR_NOT_FOUND for empty slots.
- * With several GPUs, NVML index i is CUDA device (count - 1 - i).
+ * With several GPUs, NVML index i is CUDA device (count - 1 - i). FAKE_GPU_HOSTILE (fake_gpu_table.h)
+ * changes the numbers and strings it reports, never its calling rules.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -94,13 +95,13 @@ EXPORT const char *nvmlErrorString(nvmlReturn_t result)
 EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
 {
     if (g_init_count <= 0) return NVML_ERROR_UNINITIALIZED;
-    return copy_str(version, length, FAKE_DRIVER_VERSION);
+    return copy_str(version, length, fake_driver_version());
 }
 
 EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
 {
     if (!cudaDriverVersion) return NVML_ERROR_INVALID_ARGUMENT;
-    *cudaDriverVersion = FAKE_CUDA_DRIVER_VERSION;
+    *cudaDriverVersion = fake_hostile("negative") ? -1 : fake_cuda_driver_version();
     return NVML_SUCCESS;
 }
 
@@ -184,18 +185,16 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v
     return NVML_SUCCESS;
 }
 
-#define MIG_TOTAL (40448ULL * FAKE_MIB) /* synthetic 3g.40gb instance */
-#define MIG_USED (38ULL * FAKE_MIB)
-
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
     fake_gpu g;
     if (g_init_count <= 0) return NVML_ERROR_UNINITIALIZED;
     if (!memory) return NVML_ERROR_INVALID_ARGUMENT;
     if (mig_of(device) >= 0) {
-        memory->total = MIG_TOTAL;
-        memory->used = MIG_USED;
-        memory->free = MIG_TOTAL - MIG_USED;
+        fake_gpu_get(0, &g); /* the MIG instances are on device 0 */
+        memory->total = g.mig_total;
+        memory->used = g.mig_used;
+        memory->free = g.mig_free;
         return NVML_SUCCESS;
     }
     nvmlReturn_t r = dev(device, &g, NULL);
@@ -322,7 +321,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned in
     nvmlReturn_t r = dev(device, &g, NULL);
     if (r != NVML_SUCCESS) return r;
     if (!busWidth) return NVML_ERROR_INVALID_ARGUMENT;
-    *busWidth = (unsigned)g.bus_width_bits;
+    *busWidth = g.nvml_bus_width;
     return NVML_SUCCESS;
 }
 

@@ -3,10 +3,11 @@
  * (libfakecuda.so, libfakenvml.so) and checks its output, error documents and exit codes.
  *
  * usage: test_probe_cli GROUP PROBE FAKECUDA FAKENVML FAKECUDA_OLD FIXTURES_DIR OUT_DIR
- * GROUP: no_driver errors h100_fixture multi_gpu no_nvml degraded flags validate_cli
+ * GROUP: no_driver errors h100_fixture multi_gpu no_nvml degraded flags validate_cli hostile
  *
  * Fixtures made from the double (h100-sxm-x2-fake.json, h100-no-nvml-fake.json) are rewritten
- * instead of compared when VRAMPLAN_UPDATE_PROBE_FIXTURES=1. The nvidia-smi fixture is never rewritten.
+ * instead of compared when VRAMPLAN_UPDATE_PROBE_FIXTURES=1. The real probe output
+ * (h100-sxm-probe-2026-11-23.json) is never rewritten: the double must reproduce it byte for byte.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -36,6 +37,13 @@ extern char **environ;
 static const char *g_probe, *g_fakecuda, *g_fakenvml, *g_fakecuda_old, *g_fixtures, *g_outdir;
 
 #define FIXTURE_TIME_EPOCH "1795344595" /* 2026-11-22T10:49:55Z, the nvidia-smi -q timestamp */
+/* the real probe run on the H100: tests/probe/fixtures/h100-sxm-probe-2026-11-23.json */
+#define REAL_FIXTURE "h100-sxm-probe-2026-11-23.json"
+#define REAL_FIXTURE_EPOCH "1795420203" /* its "time", 2026-11-23T07:50:03Z */
+/* the H100's memory as the real probe saw it (fake_gpu_table.h explains the numbers) */
+#define H100_NVML_FREE 85014085632.0 /* 81079 MiB - 3407872 */
+#define H100_PROBE_SELF 3407872.0    /* NVML used: the probe's own process */
+#define H100_CONTEXT 548995072.0     /* nvml free - cuMemGetInfo free 84465090560 */
 #define H100_UUID "GPU-f9f19e8f-205d-4509-0fc1-cd97e6572cf4"
 #define MIB 1048576.0
 
@@ -381,15 +389,18 @@ static void test_io_error(void **state)
 
 /* ================================================================== h100_fixture */
 
-static void test_h100_matches_nvidia_smi_fixture(void **state)
+/* The double reproduces the real probe run on the H100 byte for byte: the same command
+ * (`vramplan-probe --pretty --redact --output h100-probe.json`) at the same time. */
+static void test_h100_matches_real_probe_output(void **state)
 {
     (void)state;
-    char out[1024];
+    char out[1024], want_path[1024];
     snprintf(out, sizeof out, "%s/h100.json", g_outdir);
+    snprintf(want_path, sizeof want_path, "%s/%s", g_fixtures, REAL_FIXTURE);
     unlink(out);
-    /* the command the fixture README tells users to run on the GPU node */
+    const char *env[] = {"SOURCE_DATE_EPOCH=" REAL_FIXTURE_EPOCH, NULL};
     const char *args[] = {"--pretty", "--redact", "--output", out, NULL};
-    result r = run_probe("h100", NULL, args);
+    result r = run_probe("h100", env, args);
     if (r.exit_code != 0) print_error("stderr: %s\n", r.err);
     assert_int_equal(r.exit_code, 0);
     char *text = read_file(out, NULL);
@@ -397,7 +408,11 @@ static void test_h100_matches_nvidia_smi_fixture(void **state)
     assert_valid_doc(text, 0);
     cJSON *got = cJSON_Parse(text);
     assert_non_null(got);
-    compare_fixture(got, "h100-sxm-from-nvidia-smi.json", 0);
+    compare_fixture(got, REAL_FIXTURE, 0); /* names the first differing field */
+    char *want = read_file(want_path, NULL);
+    assert_non_null(want);
+    assert_string_equal(text, want);
+    free(want);
     cJSON_Delete(got);
     free(text);
     result_free(&r);
@@ -430,7 +445,9 @@ static void test_h100_key_values(void **state)
     assert_int_equal(cJSON_GetArraySize(json_at(j, "devices")), 1);
     assert_true(num_at(j, "devices[0].memory.nvml_total_bytes") == 81559 * MIB);
     assert_true(num_at(j, "devices[0].memory.reserved_bytes") == 480 * MIB);
-    assert_true(num_at(j, "devices[0].memory.context_bytes") == 552402944.0);
+    assert_true(num_at(j, "devices[0].memory.used_bytes") == H100_PROBE_SELF);
+    assert_true(num_at(j, "devices[0].memory.nvml_free_bytes") == H100_NVML_FREE);
+    assert_true(num_at(j, "devices[0].memory.context_bytes") == H100_CONTEXT);
     assert_true(num_at(j, "devices[0].peak_bandwidth_gbs") == 3352.3);
     assert_string_equal(str_at(j, "devices[0].compute_capability"), "9.0");
     assert_true(bool_at(j, "devices[0].supports.fp8"));
@@ -470,9 +487,10 @@ static void test_two_gpus_matched_by_pci_bus_id(void **state)
     assert_true(num_at(j, "devices[0].memory.other_processes_bytes") == 0);
     assert_true(num_at(j, "devices[1].memory.other_processes_bytes") == 4608 * MIB);
     assert_true(num_at(j, "devices[1].memory.other_processes_count") == 1);
-    assert_true(num_at(j, "devices[1].memory.used_bytes") == 4608 * MIB);
+    assert_true(num_at(j, "devices[1].memory.used_bytes") == 4608 * MIB + H100_PROBE_SELF);
     /* context cost is the same on both GPUs only if NVML and CUDA numbers come from the same GPU */
-    assert_true(num_at(j, "devices[1].memory.context_bytes") == 552402944.0);
+    assert_true(num_at(j, "devices[0].memory.context_bytes") == H100_CONTEXT);
+    assert_true(num_at(j, "devices[1].memory.context_bytes") == H100_CONTEXT);
     assert_true(bool_at(j, "peer_access[0][1]"));
     assert_true(bool_at(j, "peer_access[1][0]"));
     assert_false(bool_at(j, "peer_access[1][1]"));
@@ -571,8 +589,8 @@ static void test_memory_info_v1_fallback(void **state)
     cJSON *j = r.json;
     assert_string_equal(str_at(j, "devices[0].memory.nvml_memory_api"), "v1");
     assert_true(num_at(j, "devices[0].memory.nvml_total_bytes") == 81559 * MIB);
-    assert_true(num_at(j, "devices[0].memory.nvml_free_bytes") == 81079 * MIB);
-    assert_true(num_at(j, "devices[0].memory.context_bytes") == 552402944.0);
+    assert_true(num_at(j, "devices[0].memory.nvml_free_bytes") == H100_NVML_FREE);
+    assert_true(num_at(j, "devices[0].memory.context_bytes") == H100_CONTEXT);
     assert_null_at(j, "devices[0].memory.reserved_bytes");
     assert_unavailable(j, "devices[0].memory.reserved_bytes", "NVML_ERROR_FUNCTION_NOT_FOUND");
     assert_null_at(j, "devices[0].memory.used_bytes");
@@ -590,7 +608,7 @@ static void test_context_creation_fails(void **state)
     assert_unavailable(j, "devices[0].memory.free_bytes", "CUDA_ERROR_DEVICE_UNAVAILABLE");
     assert_null_at(j, "devices[0].memory.context_bytes");
     assert_true(num_at(j, "devices[0].memory.total_bytes") == 85017493504.0);
-    assert_true(num_at(j, "devices[0].memory.nvml_free_bytes") == 81079 * MIB);
+    assert_true(num_at(j, "devices[0].memory.nvml_free_bytes") == H100_NVML_FREE);
     result_free(&r);
 }
 
@@ -672,7 +690,7 @@ static void test_hostname_flag(void **state)
 static void test_validate_cli_fixtures(void **state)
 {
     (void)state;
-    const char *names[] = {"h100-sxm-from-nvidia-smi.json", "h100-sxm-x2-fake.json", "h100-no-nvml-fake.json"};
+    const char *names[] = {REAL_FIXTURE, "h100-sxm-x2-fake.json", "h100-no-nvml-fake.json"};
     for (size_t i = 0; i < 3; i++) {
         char p[1024];
         snprintf(p, sizeof p, "%s/%s", g_fixtures, names[i]);
@@ -712,6 +730,259 @@ static void test_validate_cli_rejects_bad_files(void **state)
     result_free(&r);
 }
 
+/* ================================================================== hostile
+ * A broken or hostile driver (FAKE_GPU_HOSTILE, fake_gpu_table.h) must never make the probe write a
+ * file that its own --validate rejects, that is not strict UTF-8, or that the planner cannot read. */
+
+#define PLANNER_MAX_BYTES 17592186044416.0 /* 2^44, MAX_GPU_BYTES in core/src/gpu.c */
+#define PLANNER_MAX_NAME 95                /* core/src/gpu.h: vp_gpu.name[96] */
+#define U_FFFD "\xEF\xBF\xBD"
+
+/* Offset of the first byte that is not well-formed UTF-8 (RFC 3629), or n. Decoded here, not taken
+ * from the probe, so that the test does not trust the code it tests. */
+static size_t first_bad_utf8(const unsigned char *s, size_t n)
+{
+    static const unsigned min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i], cp;
+        size_t len;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
+        else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
+        else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
+        else return i;
+        if (i + len > n) return i;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80) return i;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if (cp < min_cp[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        i += len;
+    }
+    return n;
+}
+
+/* the first JSON number in text written with an exponent ("1.8446744073709552e+19"), or NULL */
+static const char *exponent_number(const char *t)
+{
+    int in_str = 0;
+    for (const char *p = t; *p; p++) {
+        if (in_str) {
+            if (*p == '\\' && p[1]) p++;
+            else if (*p == '"') in_str = 0;
+            continue;
+        }
+        if (*p == '"') in_str = 1;
+        else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+            const char *q = p;
+            while (*q && strchr("0123456789.eE+-", *q)) q++;
+            for (const char *e = p; e < q; e++)
+                if (*e == 'e' || *e == 'E') return p;
+            p = q - 1;
+        }
+    }
+    return NULL;
+}
+
+/* every "*_bytes" number is a whole number the planner accepts */
+static void assert_byte_counts_plannable(const cJSON *item)
+{
+    for (; item; item = item->next) {
+        size_t kl = item->string ? strlen(item->string) : 0;
+        if (cJSON_IsNumber(item) && kl > 6 && strcmp(item->string + kl - 6, "_bytes") == 0) {
+            double v = item->valuedouble;
+            if (!(v >= 0 && v <= PLANNER_MAX_BYTES && v == (double)(long long)v))
+                fail_msg("%s = %.17g is not a byte count the planner accepts", item->string, v);
+        }
+        if (item->child) assert_byte_counts_plannable(item->child);
+    }
+}
+
+/* Runs the probe with --output, then `vramplan-probe --validate` on that file; checks the exit code,
+ * the validator's verdict, strict UTF-8, integer byte counts and the planner's limits. Returns the
+ * parsed document (caller deletes). */
+static cJSON *run_hostile(const char *tag, const char *const *env, const char *const *args, int want_exit)
+{
+    char out[1024];
+    snprintf(out, sizeof out, "%s/hostile-%s.json", g_outdir, tag);
+    unlink(out);
+    const char *argv[16];
+    int k = 0;
+    for (; args && args[k] && k < 12; k++) argv[k] = args[k];
+    argv[k++] = "--output";
+    argv[k++] = out;
+    argv[k] = NULL;
+    result r = run_probe(tag, env, argv);
+    if (r.exit_code != want_exit) fail_msg("%s: exit %d, expected %d; stderr:\n%s", tag, r.exit_code, want_exit, r.err);
+    result_free(&r);
+
+    const char *vargs[] = {"--validate", out, NULL};
+    r = run_probe("hostile_validate", NULL, vargs);
+    if (r.exit_code != 0 || !strstr(r.out, "valid vramplan/gpu-probe@1"))
+        fail_msg("%s: --validate rejects the probe's own output (exit %d):\n%s", tag, r.exit_code, r.err);
+    result_free(&r);
+
+    size_t len = 0;
+    char *text = read_file(out, &len);
+    assert_non_null(text);
+    size_t bad = first_bad_utf8((const unsigned char *)text, len);
+    if (bad != len) fail_msg("%s: output is not UTF-8 at byte %zu", tag, bad);
+    const char *e = exponent_number(text);
+    if (e) fail_msg("%s: a number is written with an exponent: %.30s", tag, e);
+    assert_valid_doc(text, want_exit != 0);
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    assert_non_null(j);
+    assert_byte_counts_plannable(j);
+    cJSON *name;
+    cJSON_ArrayForEach(name, json_at(j, "devices"))
+    {
+        cJSON *n = cJSON_GetObjectItemCaseSensitive(name, "name");
+        if (cJSON_IsString(n) && strlen(n->valuestring) > PLANNER_MAX_NAME)
+            fail_msg("%s: name of %zu bytes, longer than the planner reads", tag, strlen(n->valuestring));
+    }
+    return j;
+}
+
+/* every variant, with 1 and 2 GPUs, with and without MIG, pretty / redacted / with the host name */
+static void test_hostile_matrix(void **state)
+{
+    (void)state;
+    const char *variants[] = {"free_gt_total", "huge", "strings", "negative"};
+    const char *flags[][2] = {{"--pretty", NULL}, {"--redact", NULL}, {"--hostname", NULL}};
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
+        for (int n = 1; n <= 2; n++)
+            for (int mig = 0; mig <= 1; mig++)
+                for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+                    char h[64], c[64], tag[96];
+                    snprintf(h, sizeof h, "FAKE_GPU_HOSTILE=%s", variants[v]);
+                    snprintf(c, sizeof c, "FAKE_CUDA_DEVICE_COUNT=%d", n);
+                    snprintf(tag, sizeof tag, "%s-x%d-mig%d%s", variants[v], n, mig, flags[f][0]);
+                    const char *env[] = {h, c, mig ? "FAKE_NVML_MIG=1" : "FAKE_NVML_MIG", NULL};
+                    cJSON *j = run_hostile(tag, env, flags[f], 0);
+                    assert_int_equal(cJSON_GetArraySize(json_at(j, "devices")), n);
+                    cJSON_Delete(j);
+                }
+}
+
+static void test_hostile_free_larger_than_total(void **state)
+{
+    (void)state;
+    const char *env[] = {"FAKE_GPU_HOSTILE=free_gt_total", "FAKE_NVML_MIG=1", NULL};
+    cJSON *j = run_hostile("free_gt_total", env, NULL, 0);
+    /* CUDA's total is kept (the planner needs it); what contradicts it becomes null + reason */
+    assert_true(num_at(j, "devices[0].memory.total_bytes") == 85017493504.0);
+    assert_null_at(j, "devices[0].memory.free_bytes");
+    assert_unavailable(j, "devices[0].memory.free_bytes", "more than total_bytes 85017493504");
+    const char *nvml[] = {"nvml_total_bytes", "nvml_free_bytes", "reserved_bytes", "used_bytes", "context_bytes"};
+    for (size_t i = 0; i < sizeof nvml / sizeof nvml[0]; i++) {
+        char p[96];
+        snprintf(p, sizeof p, "devices[0].memory.%s", nvml[i]);
+        assert_null_at(j, p);
+        assert_unavailable(j, p, "impossible numbers (total 42949672960, free 107374182400");
+    }
+    assert_null_at(j, "devices[0].mig.instances[0].free_bytes");
+    assert_unavailable(j, "devices[0].mig.instances[0].free_bytes", "larger than total");
+    assert_true(num_at(j, "devices[0].mig.instances[0].total_bytes") == 1073741824.0);
+    cJSON_Delete(j);
+}
+
+static void test_hostile_huge_values(void **state)
+{
+    (void)state;
+    const char *env[] = {"FAKE_GPU_HOSTILE=huge", "FAKE_NVML_MIG=1", NULL};
+    cJSON *j = run_hostile("huge", env, NULL, 0);
+    const char *mem[] = {"total_bytes",          "free_bytes",            "nvml_total_bytes", "nvml_free_bytes",
+                         "reserved_bytes",       "used_bytes",            "other_processes_bytes",
+                         "context_bytes"};
+    for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++) {
+        char p[96];
+        snprintf(p, sizeof p, "devices[0].memory.%s", mem[i]);
+        assert_null_at(j, p);
+        assert_unavailable(j, p, NULL);
+    }
+    assert_unavailable(j, "devices[0].memory.total_bytes", "18446744073709551615 bytes, not a memory size");
+    assert_unavailable(j, "devices[0].memory.other_processes_bytes", "18446744073709551614 bytes");
+    assert_null_at(j, "devices[0].mig.instances[0].total_bytes");
+    assert_unavailable(j, "devices[0].mig.instances[0].total_bytes", "more than 2^44");
+    /* 0xFFFFFFFF MHz x INT_MAX bits: reported as the driver says, but no bandwidth from them */
+    assert_true(num_at(j, "devices[0].max_mem_clock_mhz") == 4294967295.0);
+    assert_true(num_at(j, "devices[0].bus_width_bits") == 2147483647.0);
+    assert_null_at(j, "devices[0].peak_bandwidth_gbs");
+    assert_unavailable(j, "devices[0].peak_bandwidth_gbs", "not a plausible bandwidth");
+    cJSON_Delete(j);
+}
+
+static void test_hostile_strings(void **state)
+{
+    (void)state;
+    /* fake_hostile_name(): each maximal ill-formed subpart -> one U+FFFD; cut before the "€" that would
+     * end at byte 96 */
+    char want[128];
+    snprintf(want, sizeof want, "%s%s%s%s%s%s%s%s", "NVIDIA H100 80GB HBM3 ", U_FFFD "\xC3\xBC", U_FFFD U_FFFD,
+             U_FFFD U_FFFD U_FFFD, U_FFFD U_FFFD U_FFFD U_FFFD, U_FFFD "x", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "");
+    assert_int_equal(strlen(want), 93);
+    const char *env[] = {"FAKE_GPU_HOSTILE=strings", "FAKE_CUDA_DEVICE_COUNT=2", NULL};
+    cJSON *j = run_hostile("strings", env, NULL, 0);
+    assert_string_equal(str_at(j, "devices[0].name"), want);
+    assert_null_at(j, "devices[1].name");
+    assert_unavailable(j, "devices[1].name", "empty name");
+    assert_string_equal(str_at(j, "host.driver_version"), "580.159.04" U_FFFD U_FFFD);
+    assert_string_equal(str_at(j, "devices[0].serial"), "16528" U_FFFD "24958");
+    assert_string_equal(str_at(j, "devices[0].uuid"), "GPU-" U_FFFD U_FFFD "f9f19e8f-205d-4509-0fc1-cd97e6572cf4");
+    int cut = 0, replaced = 0;
+    cJSON *w;
+    cJSON_ArrayForEach(w, json_at(j, "warnings"))
+    {
+        cut |= strstr(w->valuestring, "devices[0].name: the driver's name (254 bytes) was cut to 93 bytes") != NULL;
+        replaced |= strstr(w->valuestring, "devices[0].name: the driver's name is not valid UTF-8") != NULL;
+    }
+    assert_true(cut);
+    assert_true(replaced);
+    cJSON_Delete(j);
+
+    /* a driver error name that is not UTF-8, in a reason */
+    const char *env2[] = {"FAKE_GPU_HOSTILE=strings", "FAKE_CUDA_CTX_RESULT=46", NULL};
+    j = run_hostile("strings_ctx", env2, NULL, 0);
+    assert_unavailable(j, "devices[0].memory.free_bytes", "cuCtxCreate_v2: CUDA_ERROR_" U_FFFD U_FFFD U_FFFD);
+    cJSON_Delete(j);
+
+    /* an error document whose message quotes a library path that is not UTF-8 */
+    const char *env3[] = {"VRAMPLAN_PROBE_LIBCUDA=/nonexistent/\xff\xfe/libcuda.so.1", NULL};
+    j = run_hostile("strings_path", env3, NULL, 3);
+    assert_string_equal(str_at(j, "error.code"), "no_driver");
+    assert_non_null(strstr(str_at(j, "error.message"), "/nonexistent/" U_FFFD U_FFFD "/libcuda.so.1"));
+    cJSON_Delete(j);
+}
+
+static void test_hostile_negative_values(void **state)
+{
+    (void)state;
+    const char *env[] = {"FAKE_GPU_HOSTILE=negative", NULL};
+    cJSON *j = run_hostile("negative", env, NULL, 0);
+    const char *nulls[] = {"devices[0].compute_capability", "devices[0].sm_count",         "devices[0].l2_bytes",
+                           "devices[0].bus_width_bits",     "devices[0].max_mem_clock_mhz", "devices[0].max_sm_clock_mhz",
+                           "devices[0].peak_bandwidth_gbs"};
+    for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++) {
+        assert_null_at(j, nulls[i]);
+        assert_unavailable(j, nulls[i], NULL);
+    }
+    assert_null_at(j, "devices[0].supports.fp8");
+    assert_string_equal(str_at(j, "devices[0].compute_mode"), "unknown");
+    cJSON_Delete(j);
+
+    /* host.cuda_driver_version is a required integer >= 0: a negative one is an init failure */
+    const char *env2[] = {"FAKE_CUDA_DRIVER_VERSION=-1", NULL};
+    j = run_hostile("negative_version", env2, NULL, 7);
+    assert_string_equal(str_at(j, "error.code"), "init_failed");
+    assert_non_null(strstr(str_at(j, "error.message"), "cuDriverGetVersion returned -1"));
+    cJSON_Delete(j);
+}
+
 /* ================================================================== main */
 
 int main(int argc, char **argv)
@@ -744,7 +1015,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_device_out_of_range), cmocka_unit_test(test_io_error),
     };
     const struct CMUnitTest h100_fixture[] = {
-        cmocka_unit_test(test_h100_matches_nvidia_smi_fixture),
+        cmocka_unit_test(test_h100_matches_real_probe_output),
         cmocka_unit_test(test_h100_compact_equals_pretty),
         cmocka_unit_test(test_h100_key_values),
     };
@@ -768,6 +1039,13 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_unredacted_has_ids_no_hostname),
         cmocka_unit_test(test_hostname_flag),
     };
+    const struct CMUnitTest hostile[] = {
+        cmocka_unit_test(test_hostile_matrix),
+        cmocka_unit_test(test_hostile_free_larger_than_total),
+        cmocka_unit_test(test_hostile_huge_values),
+        cmocka_unit_test(test_hostile_strings),
+        cmocka_unit_test(test_hostile_negative_values),
+    };
     const struct CMUnitTest validate_cli[] = {
         cmocka_unit_test(test_validate_cli_fixtures),
         cmocka_unit_test(test_validate_cli_rejects_bad_files),
@@ -781,6 +1059,7 @@ int main(int argc, char **argv)
     if (!strcmp(group, "degraded")) return cmocka_run_group_tests_name("probe_degraded", degraded, NULL, NULL);
     if (!strcmp(group, "flags")) return cmocka_run_group_tests_name("probe_flags", flags, NULL, NULL);
     if (!strcmp(group, "validate_cli")) return cmocka_run_group_tests_name("probe_validate_cli", validate_cli, NULL, NULL);
+    if (!strcmp(group, "hostile")) return cmocka_run_group_tests_name("probe_hostile", hostile, NULL, NULL);
     fprintf(stderr, "unknown group %s\n", group);
     return 2;
 }

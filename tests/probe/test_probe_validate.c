@@ -22,6 +22,8 @@
 
 static const char *g_fixtures;
 
+#define REAL_FIXTURE "h100-sxm-probe-2026-11-23.json" /* the probe's real output on the H100 */
+
 static char *slurp(const char *name, size_t *len)
 {
     char path[1024];
@@ -55,7 +57,7 @@ static int validate(const char *text, char *report, size_t reportsz, int *is_err
 static void test_fixtures_are_valid(void **state)
 {
     (void)state;
-    const char *names[] = {"h100-sxm-from-nvidia-smi.json", "h100-sxm-x2-fake.json", "h100-no-nvml-fake.json"};
+    const char *names[] = {REAL_FIXTURE, "h100-sxm-x2-fake.json", "h100-no-nvml-fake.json"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char *t = slurp(names[i], NULL);
         char report[4096];
@@ -85,7 +87,7 @@ static void test_truncated_rejected(void **state)
 {
     (void)state;
     size_t len = 0;
-    char *t = slurp("h100-sxm-from-nvidia-smi.json", &len);
+    char *t = slurp(REAL_FIXTURE, &len);
     /* the last characters are "}\n": cutting only whitespace keeps the JSON whole */
     while (len > 0 && (t[len - 1] == '\n' || t[len - 1] == ' ')) len--;
     for (size_t cut = 0; cut < len; cut += (cut < 40 ? 1 : 37)) {
@@ -204,7 +206,7 @@ static const mutation MUTATIONS[] = {
 static void test_hand_edits_name_the_field(void **state)
 {
     (void)state;
-    char *t = slurp("h100-sxm-from-nvidia-smi.json", NULL);
+    char *t = slurp(REAL_FIXTURE, NULL);
     for (size_t i = 0; i < sizeof MUTATIONS / sizeof MUTATIONS[0]; i++) {
         const mutation *m = &MUTATIONS[i];
         cJSON *doc = cJSON_Parse(t);
@@ -232,7 +234,7 @@ static void test_hand_edits_name_the_field(void **state)
 static void test_null_with_reason_is_valid(void **state)
 {
     (void)state;
-    char *t = slurp("h100-sxm-from-nvidia-smi.json", NULL);
+    char *t = slurp(REAL_FIXTURE, NULL);
     cJSON *doc = cJSON_Parse(t);
     free(t);
     edit(doc, "devices[0].power_limit_w", cJSON_CreateNull());
@@ -243,6 +245,64 @@ static void test_null_with_reason_is_valid(void **state)
     int n = validate(text, report, sizeof report, NULL);
     cJSON_free(text);
     if (n) fail_msg("%s", report);
+}
+
+/* JSON text must be UTF-8 (RFC 8259 section 8.1): a byte that is not, anywhere, is a problem */
+static void test_invalid_utf8_rejected(void **state)
+{
+    (void)state;
+    char *t = slurp(REAL_FIXTURE, NULL);
+    char *at = strstr(t, "H100 80GB");
+    assert_non_null(at);
+    const char *bad[] = {"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *copy = strdup(t);
+        assert_non_null(copy);
+        memcpy(copy + (at - t), bad[i], strlen(bad[i])); /* overwrites "H100..." inside the name */
+        char report[2048];
+        int n = validate(copy, report, sizeof report, NULL);
+        if (n == 0) fail_msg("ill-formed sequence %zu accepted", i);
+        if (!strstr(report, "not valid UTF-8 at byte")) fail_msg("sequence %zu: %s", i, report);
+        free(copy);
+    }
+    /* well-formed multi-byte characters are fine */
+    char *copy = strdup(t);
+    assert_non_null(copy);
+    memcpy(copy + (at - t), "\xc3\xbc\xe2\x82\xac\xf0\x9f\x98\x80", 9); /* "ü€😀" over "H100 80GB" */
+    char report[2048];
+    int n = validate(copy, report, sizeof report, NULL);
+    if (n) fail_msg("%s", report);
+    free(copy);
+    free(t);
+}
+
+/* the planner reads device names of at most 95 bytes (core/src/gpu.h vp_gpu.name[96]) */
+static void test_name_length_limit(void **state)
+{
+    (void)state;
+    char *t = slurp(REAL_FIXTURE, NULL);
+    char name[200];
+    for (int len = 94; len <= 97; len++) {
+        cJSON *doc = cJSON_Parse(t);
+        assert_non_null(doc);
+        memset(name, 'N', (size_t)len);
+        name[len] = '\0';
+        if (len == 95) memcpy(name + 92, "\xe2\x82\xac", 3); /* counted in bytes, not characters */
+        edit(doc, "devices[0].name", cJSON_CreateString(name));
+        char *text = cJSON_PrintUnformatted(doc);
+        cJSON_Delete(doc);
+        char report[2048];
+        int n = validate(text, report, sizeof report, NULL);
+        cJSON_free(text);
+        if (len <= VP_PROBE_NAME_MAX_BYTES && n) fail_msg("%d-byte name rejected: %s", len, report);
+        if (len > VP_PROBE_NAME_MAX_BYTES) {
+            assert_int_equal(n, 1);
+            char want[128];
+            snprintf(want, sizeof want, "devices[0].name: is %d bytes long; the planner reads names of at most 95 bytes", len);
+            if (!strstr(report, want)) fail_msg("%s", report);
+        }
+    }
+    free(t);
 }
 
 static void test_not_an_object(void **state)
@@ -275,7 +335,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixtures_are_valid),        cmocka_unit_test(test_error_document_is_valid),
         cmocka_unit_test(test_truncated_rejected),        cmocka_unit_test(test_hand_edits_name_the_field),
-        cmocka_unit_test(test_null_with_reason_is_valid), cmocka_unit_test(test_not_an_object),
+        cmocka_unit_test(test_null_with_reason_is_valid), cmocka_unit_test(test_invalid_utf8_rejected),
+        cmocka_unit_test(test_name_length_limit),         cmocka_unit_test(test_not_an_object),
         cmocka_unit_test(test_small_report_buffer_is_safe),
     };
     return cmocka_run_group_tests_name("probe_validate", tests, NULL, NULL);
