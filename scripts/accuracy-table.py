@@ -6,13 +6,14 @@ import json, subprocess, sys
 path = sys.argv[1] if len(sys.argv) > 1 else "../shared/groundtruth/calibration.jsonl"
 recs = {json.loads(l)["id"]: json.loads(l) for l in open(path) if l.strip()}
 out = subprocess.run(["build/cli/vramplan", "calibrate", path, "--json"], capture_output=True, text=True).stdout
-print("| run | model | workload | measured peak | predicted | error | peak phase |")
-print("|---|---|---|---:|---:|---:|---|")
+print("| run | model | workload | measured peak | predicted | error | measured reserved | predicted reserved | error | peak phase |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
 for line in out.splitlines():
     r = json.loads(line)
     if "summary" in r:
         s = r["summary"]
         print(f"\n{s['records']} runs: median |error| {100*s['median_abs_error']:.2f}%, worst {100*s['max_abs_error']:.2f}%, "
+              f"peak reserved median |error| {100*s['reserved_median_abs_error']:.2f}%, worst {100*s['reserved_max_abs_error']:.2f}%, "
               f"parameter counts exact {s['params_exact']}/{s['params_checked']}.")
         continue
     rec = recs[r["id"]]
@@ -31,4 +32,5 @@ for line in out.splitlines():
         else: desc.append(str(v))
     err = "OOM " + ("predicted" if not r["predicted_fits"] else "MISSED") if r["measured_oom"] else f"{100*r['error']:+.2f}%"
     print(f"| {r['id']} | {rec['model']} | {' '.join(desc)} | {r['measured_peak_alloc']/2**30:.2f} GiB | "
-          f"{r['predicted_peak_alloc']/2**30:.2f} GiB | {err} | {r['peak_phase']} |")
+          f"{r['predicted_peak_alloc']/2**30:.2f} GiB | {err} | {r['measured_peak_reserved']/2**30:.2f} GiB | "
+          f"{r['predicted_peak_reserved']/2**30:.2f} GiB | {100*r['reserved_error']:+.2f}% | {r['peak_phase']} |")
