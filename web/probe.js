@@ -1,6 +1,6 @@
 // probe.js: what the page reads from a vramplan/gpu-probe@1 file (docs/schema/gpu-probe.md),
 // for display only. No DOM; the core reads the probe itself for the estimate.
-import { fmtBytes } from './view.js';
+import { fmtBytes, gpuDisplayName } from './view.js';
 
 export const PROBE_SCHEMA = 'vramplan/gpu-probe@1';
 
@@ -34,7 +34,7 @@ export function probeNode(info) {
 
 export function probeGpuLabel(g, i) {
   const idx = Number.isInteger(g?.index) ? g.index : i;
-  const parts = [`GPU ${idx}`, typeof g?.name === 'string' ? g.name : 'GPU'];
+  const parts = [`GPU ${idx}`, typeof g?.name === 'string' ? gpuDisplayName(g.name) : 'GPU'];
   if (typeof g?.pci_bus_id === 'string') parts.push(g.pci_bus_id);
   const free = g?.memory?.free_bytes;
   if (typeof free === 'number' && Number.isFinite(free)) parts.push(`${fmtBytes(free)} free`);

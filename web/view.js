@@ -59,6 +59,28 @@ export function fmtCount(n) {
   return String(n);
 }
 
+/** A memory size that is a whole number of GiB as "24 GiB", else as fmtBytes does. */
+export function fmtSize(n) {
+  return typeof n === 'number' && n > 0 && n % GiB === 0 ? `${n / GiB} GiB` : fmtBytes(n);
+}
+
+/**
+ * A GPU's name without the maker's decimal size ("NVIDIA A10 24GB" → "NVIDIA A10"): the page
+ * writes every size in GiB, from the numbers, so a name never shows a second unit beside them.
+ */
+export function gpuDisplayName(name) {
+  return String(name ?? '').replace(/\s*\b\d+(?:\.\d+)?\s?GB\b/g, '').trim() || String(name ?? '');
+}
+
+/** The core's sentence with each GPU named as gpuDisplayName names it. */
+function displaySummary(text, devices) {
+  let out = String(text);
+  for (const d of devices || []) if (d.name && d.kind !== 'cpu') out = out.split(d.name).join(gpuDisplayName(d.name));
+  return out;
+}
+
+export const UNITS_NOTE = 'Sizes in GiB and MiB, binary: 1 GiB = 2^30 bytes.';
+
 const exact = (n) => `${Number(n).toLocaleString('en-US')} bytes`;
 
 function bytesCell(n, extra = {}) {
@@ -67,7 +89,7 @@ function bytesCell(n, extra = {}) {
 
 function deviceTitle(d) {
   if (d.kind === 'cpu') return d.name || 'CPU RAM';
-  return d.name ? `GPU ${d.index} · ${d.name}` : `GPU ${d.index}`;
+  return d.name ? `GPU ${d.index} · ${gpuDisplayName(d.name)}` : `GPU ${d.index}`;
 }
 
 /** The device with the least headroom: the one the verdict talks about. */
@@ -93,7 +115,8 @@ export function renderVerdict(root, est, context = {}) {
   root.setAttribute('data-fits', est.fits ? 'true' : 'false');
   const head = est.fits ? 'Fits' : 'Does not fit';
   const kids = [h('p', { class: 'verdict-head' }, h('span', { class: 'badge' }, est.fits ? '✓' : '✗'), ' ', head)];
-  if (!est.fits && est.summary) kids.push(h('p', { class: 'summary', 'data-key': 'summary' }, est.summary));
+  const summary = est.summary ? displaySummary(est.summary, est.devices) : '';
+  if (!est.fits && summary) kids.push(h('p', { class: 'summary', 'data-key': 'summary' }, summary));
   if (d) {
     const room = d.headroom_bytes;
     kids.push(h('p', { class: 'headroom' },
@@ -106,8 +129,9 @@ export function renderVerdict(root, est, context = {}) {
       stat('PyTorch reserved (peak)', d.peak_reserved_bytes, 'peak_reserved_bytes'),
       stat('nvidia-smi will show', d.nvidia_smi_bytes, 'nvidia_smi_bytes')));
   }
-  if (est.fits && est.summary) kids.push(h('p', { class: 'summary muted' }, est.summary));
+  if (est.fits && summary) kids.push(h('p', { class: 'summary muted' }, summary));
   if (context.source) kids.push(h('p', { class: 'source muted' }, context.source));
+  kids.push(h('p', { class: 'units muted' }, UNITS_NOTE));
   root.replaceChildren(...kids);
 }
 
@@ -230,7 +254,7 @@ function renderDevice(d, est, scale, same) {
       d.capacity_bytes ? `${fmtBytes(d.capacity_bytes)} per node` : 'RAM size not given (Hardware → CPU RAM)',
       d.usable_bytes && !limitOnScale ? ' (its limit is off this scale)' : '']
     : [`${fmtBytes(d.peak_alloc_bytes)} allocated · ${fmtBytes(d.nvidia_smi_bytes)} in nvidia-smi · `,
-      `${fmtBytes(d.capacity_bytes)} total`,
+      `${fmtBytes(d.capacity_bytes)} offered by CUDA`,
       d.context_bytes ? ` · CUDA context ${fmtBytes(d.context_bytes)}` : ''];
 
   return h('article', { class: `device card ${d.fits ? 'fits' : 'nofit'}`, 'data-index': d.index, 'data-kind': d.kind || 'gpu', 'aria-label': title },

@@ -10,6 +10,7 @@ import path from 'node:path';
 import {
   useBrowser, FIX, PROBE_FIX, EXAMPLES, XSS, peakBytes, reservedBytes, smiBytes, estimates, settled, choose, shot, assertClean,
 } from './browser.mjs';
+import { gpuDisplayName } from '../../web/view.js';
 
 const B = useBrowser();
 const openPage = B.openPage;
@@ -75,7 +76,9 @@ test('a job that does not fit: summary first, then what to change', async () => 
   const plan = await page.evaluate(() => window.__vramplan.plan());
   const { est } = await referenceEstimate(plan);
   assert.equal(est.fits, false);
-  assert.equal(await page.textContent('#verdict .summary'), est.summary);
+  // the core's sentence, with the GPU named in GiB terms as everywhere on the page
+  assert.equal(await page.textContent('#verdict .summary'), est.summary.split(est.devices[0].name).join(gpuDisplayName(est.devices[0].name)));
+  assert.equal(gpuDisplayName('NVIDIA A10G 24GB (AWS G5)'), 'NVIDIA A10G (AWS G5)');
   const shown = await page.$$eval('#suggestions li', (lis) => lis.map((li) => [li.dataset.id, li.querySelector('.change').textContent]));
   assert.deepEqual(shown, (est.suggestions || []).map((x) => [x.id, x.change]));
   await shot(page, '13-does-not-fit');
@@ -127,7 +130,7 @@ test('a probe file plans against that node and names it', async () => {
   await settled(page, n);
   assert.match(await page.textContent('#probe-info'), /gpu-node-07/);
   assert.match(await page.textContent('#verdict'), /gpu-node-07/);
-  assert.match(await page.textContent('#devices h3'), /NVIDIA H100 80GB HBM3/);
+  assert.match(await page.textContent('#devices h3'), /NVIDIA H100 HBM3/);
   const plan0 = await page.evaluate(() => window.__vramplan.plan());
   assert.equal(plan0.hardware.probe.host.hostname, 'gpu-node-07');
   const { est } = await referenceEstimate(plan0);

@@ -73,3 +73,34 @@ test('above the fold at 1440×900: model, GPU, batch and sequence beside the ver
   assertClean(log);
   await context.close();
 });
+
+test('one unit system: GiB (binary) everywhere, and the page says so', async () => {
+  const { context, page, log } = await B.openPage('', { viewport: { width: 1440, height: 900 } });
+  const DECIMAL_GB = /\d\s?GB\b/;
+  const labels = await page.$$eval('#gpu option', (os) => os.map((o) => o.textContent));
+  assert.ok(labels.length > 10);
+  for (const l of labels) {
+    assert.doesNotMatch(l, DECIMAL_GB, `GPU label in GiB only: ${l}`);
+    assert.match(l, /\d GiB$/, `GPU label names its size in GiB: ${l}`);
+  }
+  // an A10G's 24 GiB of memory (the datasheet's "24GB" is 24 GiB)
+  assert.ok(labels.some((l) => /A10G.* · 24 GiB$/.test(l)), labels.join('\n'));
+  for (const gpu of ['h100-sxm-80gb', 'a10g']) {
+    const n = await estimates(page);
+    await page.selectOption('#gpu', gpu);
+    await settled(page, n);
+    const text = await page.textContent('#results');
+    assert.doesNotMatch(text, DECIMAL_GB, 'results in GiB only');
+    assert.match(text, /GiB/);
+  }
+  assert.match(await page.textContent('#results'), /1 GiB = 2\^30 bytes/);
+  // a probe's GPU names too
+  await choose(page, 'hw-source', 'probe');
+  const n = await estimates(page);
+  await page.setInputFiles('#probe-file', path.join(FIX, 'probe-h100.json'));
+  await settled(page, n);
+  for (const l of await page.$$eval('#probe-device option', (os) => os.map((o) => o.textContent))) assert.doesNotMatch(l, DECIMAL_GB, l);
+  assert.doesNotMatch(await page.textContent('#results'), DECIMAL_GB);
+  assertClean(log);
+  await context.close();
+});

@@ -1,6 +1,7 @@
 // cards/gpu.js: the Hardware card: a GPU preset and GPUs per node, or a probe file written by
 // vramplan-probe on the node (which GPU of it to plan against), and CPU RAM per node.
 import { $, fillSelect, radio, setRadio, numVal } from '../fields.js';
+import { fmtSize, gpuDisplayName } from '../view.js';
 import { store, presetId, presetName } from '../store.js';
 import { describeProbe, probeNode, probeGpuLabel, PROBE_SCHEMA } from '../probe.js';
 
@@ -8,7 +9,7 @@ export function fillGpuList() {
   fillSelect($('gpu'), store.presets.gpus.map((g) => {
     const mem = g.memory_bytes ?? null;
     const name = presetName(g);
-    return { value: presetId(g), label: typeof mem === 'number' ? `${name} · ${Math.round(mem / 1024 ** 3)} GiB` : name };
+    return { value: presetId(g), label: typeof mem === 'number' ? `${gpuDisplayName(name)} · ${fmtSize(mem)}` : gpuDisplayName(name) };
   }), store.state.hardware.gpu);
 }
 
