@@ -31,11 +31,25 @@ export function isObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/**
+ * The model's name in a config's "_name_or_path": a hub id as it is ("Qwen/Qwen2.5-7B"); a path
+ * from the hub cache ("…/models--Qwen--Qwen2.5-7B/snapshots/<hash>") as that id; any other
+ * path as its last two parts ("/data/runs/sft/checkpoint-500" → "sft/checkpoint-500").
+ */
+function nameFromPath(text) {
+  const t = text.trim();
+  const parts = t.split(/[\\/]+/).filter((p) => p && p !== '.' && p !== '..');
+  const cached = parts.find((p) => /^models--.+--.+/.test(p));
+  if (cached) return cached.slice('models--'.length).split('--').join('/');
+  const isPath = /^([.~/\\]|[A-Za-z]:[\\/])/.test(t) || parts.length > 2;
+  return isPath ? parts.slice(-2).join('/') : t;
+}
+
 /** A display name for a pasted config (never trusted: the view renders it as text). */
 export function hfConfigName(cfg) {
   if (!isObject(cfg)) return '';
   for (const k of ['_name_or_path', 'name_or_path', 'name', 'model_name']) {
-    if (typeof cfg[k] === 'string' && cfg[k].trim()) return cfg[k].trim();
+    if (typeof cfg[k] === 'string' && cfg[k].trim()) return nameFromPath(cfg[k]);
   }
   if (Array.isArray(cfg.architectures) && typeof cfg.architectures[0] === 'string') {
     return cfg.architectures[0];

@@ -104,3 +104,37 @@ test('one unit system: GiB (binary) everywhere, and the page says so', async () 
   assertClean(log);
   await context.close();
 });
+
+test('a pasted config is named after _name_or_path, and can be renamed', async () => {
+  const cfg = JSON.parse(readFileSync(path.join(FIX, 'hf-llama-3.2-1b.json'), 'utf8'));
+  const { context, page, log } = await B.openPage();
+  await choose(page, 'model-source', 'hf');
+  // the hub cache path a locally saved config carries: the model's id, not the path or the class
+  let n = await estimates(page);
+  await page.fill('#hf-config', JSON.stringify({ ...cfg, _name_or_path: '/root/.cache/huggingface/hub/models--meta-llama--Llama-3.2-1B/snapshots/4e20de362430cd3b72f300e6b0f18e50e7166e08' }));
+  await settled(page, n);
+  assert.match(await page.textContent('#devices .instance'), /^meta-llama\/Llama-3\.2-1B ·/);
+  // a config from the hub has no _name_or_path: its class names it until the person renames it
+  const { _name_or_path: _, ...plain } = cfg;
+  n = await estimates(page);
+  await page.fill('#hf-config', JSON.stringify(plain));
+  await settled(page, n);
+  assert.match(await page.textContent('#devices .instance'), /^LlamaForCausalLM ·/);
+  assert.ok(await page.isVisible('#instance-name'), 'one model from a config: its name can be typed');
+  assert.equal(await page.getAttribute('#instance-name', 'placeholder'), 'LlamaForCausalLM');
+  n = await estimates(page);
+  await page.fill('#instance-name', 'my-llama-sft');
+  await settled(page, n);
+  assert.match(await page.textContent('#devices .instance'), /^my-llama-sft ·/);
+  assert.equal((await page.evaluate(() => window.__vramplan.plan())).instances[0].name, 'my-llama-sft');
+  await page.click('#copy-link');
+  await page.waitForFunction(() => location.hash.startsWith('#v2.'));
+  const hash = new URL(page.url()).hash;
+  assertClean(log);
+  await context.close();
+  const fresh = await B.openPage(hash);
+  assert.match(await fresh.page.textContent('#devices .instance'), /^my-llama-sft ·/);
+  assert.equal(await fresh.page.inputValue('#instance-name'), 'my-llama-sft');
+  assertClean(fresh.log);
+  await fresh.context.close();
+});

@@ -369,5 +369,11 @@ test('names are cut on whole characters within the core limit', () => {
   assert.equal(cut, 'é'.repeat(20));
   assert.equal(hfConfigName({ _name_or_path: ' x/y ' }), 'x/y');
   assert.equal(hfConfigName({ architectures: ['LlamaForCausalLM'] }), 'LlamaForCausalLM');
+  // a config saved from a local checkout or the hub cache names a path: the model's name in it
+  assert.equal(hfConfigName({ _name_or_path: '/root/.cache/huggingface/hub/models--Qwen--Qwen2.5-7B/snapshots/a09a35458c702b33eeacc393d103063234e8bc28', architectures: ['Qwen2ForCausalLM'] }), 'Qwen/Qwen2.5-7B');
+  assert.equal(hfConfigName({ _name_or_path: '/data/runs/sft-llama/checkpoint-500' }), 'sft-llama/checkpoint-500');
+  assert.equal(hfConfigName({ _name_or_path: './my-model/' }), 'my-model');
+  assert.equal(hfConfigName({ _name_or_path: 'C:\\models\\mistral-7b' }), 'models/mistral-7b');
+  assert.equal(hfConfigName({ _name_or_path: '', architectures: ['Qwen2ForCausalLM'] }), 'Qwen2ForCausalLM');
   assert.equal(hfConfigName(null), '');
 });

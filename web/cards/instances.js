@@ -95,8 +95,12 @@ export function write(x) {
 /** The data-show keys this card decides. */
 export function showVals(x) {
   const { state, active } = store;
+  const multi = state.instances.length > 1;
   return {
-    multi: state.instances.length > 1 ? 'yes' : 'no',
+    multi: multi ? 'yes' : 'no',
+    // a name to type: for each of several models, and for one pasted config (its class name
+    // is all a config from the hub says about itself)
+    named: multi || (x.model.source === 'hf' && S.sharesTarget(state, active) < 0) ? 'yes' : 'no',
     own: S.sharesTarget(state, active) < 0 ? 'yes' : 'no',
     ckpt: x.activations === 'train' || x.activations === 'keep_graph' || x.grad_ckpt ? 'yes' : 'no',
     activations: x.activations,
