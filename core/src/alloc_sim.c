@@ -239,7 +239,7 @@ static int32_t bin_search(const fbin *b, uint64_t size, uint64_t ptr) {
 static int next_bin(const pool_t *p, int c) {
     if (c >= N_BINS) return -1;
     int w = c / 64;
-    uint64_t m = p->nonempty[w] & (~0ULL << (c % 64));
+    uint64_t m = p->nonempty[w] & ~((1ULL << (c % 64)) - 1);
     while (!m) {
         if (++w == N_BINS / 64) return -1;
         m = p->nonempty[w];
@@ -849,6 +849,46 @@ uint64_t vp_alloc_sim_address(const vp_alloc_sim *s, int64_t handle) {
     int64_t idx = handle & 0xffffffff;
     if (idx >= s->nb || !s->b[idx].allocated || s->b[idx].gen != (uint32_t)((uint64_t)handle >> 32)) return 0;
     return s->b[idx].ptr;
+}
+
+int vp_alloc_sim_check(const vp_alloc_sim *s) {
+    if (!s) return 0;
+    uint64_t mapped = 0, allocated = 0, in_index = 0, free_mapped = 0;
+    int32_t live = 0;
+    for (int32_t i = 0; i < s->nb; i++) {
+        const blk_t *x = &s->b[i];
+        if (x->size == 0) continue; /* a dropped slot */
+        live++;
+        if (x->mapped) mapped = add_sat(mapped, x->size);
+        if (x->allocated) allocated = add_sat(allocated, x->size);
+        if (!x->allocated && x->mapped) {
+            free_mapped++;
+            if (!x->in_tree) return 1;
+        }
+        if (x->in_tree && (x->allocated || !x->mapped)) return 2;
+        if (x->next >= 0) {
+            const blk_t *n = &s->b[x->next];
+            if (n->prev != i || n->ptr != x->ptr + x->size) return 3;
+            if (!x->allocated && !n->allocated && x->mapped == n->mapped) return 4;
+        }
+        if (x->prev >= 0 && s->b[x->prev].next != i) return 3;
+        if (x->es >= s->nes) return 5;
+    }
+    for (int k = 0; k < 2; k++)
+        for (int c = 0; c < N_BINS; c++) {
+            const fbin *b = &s->pool[k].bin[c];
+            for (int32_t j = 0; j < b->n; j++) {
+                const blk_t *x = &s->b[b->e[j].idx];
+                if (b->e[j].size != x->size || b->e[j].ptr != x->ptr || bin_of(x->size) != c || x->large != k) return 6;
+                if (j && !key_lt(b->e[j - 1].size, b->e[j - 1].ptr, x->size, x->ptr)) return 6;
+                in_index++;
+            }
+        }
+    if (in_index != free_mapped) return 7;
+    if (s->st.reserved != UINT64_MAX && mapped != s->st.reserved) return 8;
+    if (s->st.allocated != UINT64_MAX && allocated != s->st.allocated) return 9;
+    if (live + s->free_slots.n != s->nb) return 10;
+    return 0;
 }
 
 /* emptyCache -> release_cached_blocks */

@@ -89,6 +89,12 @@ int vp_alloc_sim_oom(const vp_alloc_sim *s, vp_alloc_oom *out); /* 1 if an OOM h
 /* Reset the peak counters (like torch.cuda.reset_peak_memory_stats). */
 void vp_alloc_sim_reset_peaks(vp_alloc_sim *s);
 
+/* Internal consistency (for tests): every live block is accounted once, reserved equals the mapped
+ * bytes, allocated the allocated blocks, the free index holds exactly the free mapped blocks, and no
+ * two free neighbours were left unmerged. Returns 0 when consistent, else the number of the first
+ * broken rule. */
+int vp_alloc_sim_check(const vp_alloc_sim *s);
+
 /* PyTorch's request rounding (round_size) and segment size (get_allocation_size), for callers and tests. */
 uint64_t vp_alloc_round_size(const vp_alloc_conf *conf, uint64_t size);
 uint64_t vp_alloc_segment_size(uint64_t rounded);

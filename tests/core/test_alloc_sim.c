@@ -370,6 +370,62 @@ static void absurd_sizes(void **st) {
     vp_alloc_sim_free(s);
 }
 
+/* ---- random streams ----------------------------------------------------------------------------------- */
+/* Random allocate/free streams (a fixed LCG) under several confs and limits: the model stays
+ * consistent (vp_alloc_sim_check) along the way, never reserves past the limit without expandable
+ * segments (with them a map may round alloc_size up to the next 20 MiB page, as in PyTorch), and
+ * gives everything back once all is freed and the cache emptied. */
+static void random_streams(void **st) {
+    (void)st;
+    const char *confs[] = {NULL, "expandable_segments:True", "max_split_size_mb:64",
+                           "garbage_collection_threshold:0.6,max_split_size_mb:40",
+                           "roundup_power2_divisions:[1:1,64:4,>:8],expandable_segments:True"};
+    const uint64_t limits[] = {0, 512 * MiB, 2048 * MiB};
+    uint64_t rng = 0x9e3779b97f4a7c15ULL, pressure = 0;
+    for (size_t ci = 0; ci < sizeof confs / sizeof confs[0]; ci++) {
+        for (size_t li = 0; li < 3; li++) {
+            vp_alloc_sim *s = sim_conf(confs[ci], limits[li]);
+            int exp = confs[ci] && strstr(confs[ci], "expandable") != NULL;
+            int64_t live[256];
+            int nlive = 0;
+            for (int step = 0; step < 4000; step++) {
+                rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+                uint64_t r = rng >> 33;
+                if (r % 3 != 0 && nlive < 256) {
+                    uint64_t kind = (r >> 2) % 10, size;
+                    if (kind < 5) size = (r >> 6) % MiB + 1;
+                    else if (kind < 8) size = MiB + (r >> 6) % (9 * MiB);
+                    else size = (r >> 6) % (200 * MiB) + 1;
+                    int64_t h = vp_alloc_sim_malloc(s, size);
+                    if (h >= 0) live[nlive++] = h;
+                } else if (nlive > 0) {
+                    int i = (int)((r >> 4) % (uint64_t)nlive);
+                    vp_alloc_sim_release(s, live[i]);
+                    live[i] = live[--nlive];
+                }
+                vp_alloc_stats x = stats(s);
+                assert_true(x.allocated <= x.reserved);
+                if (limits[li] && !exp) assert_true(x.reserved <= limits[li]);
+                if (limits[li] && exp) assert_true(x.reserved <= limits[li] + 20 * MiB);
+                if (step % 16 == 0) assert_int_equal(vp_alloc_sim_check(s), 0);
+            }
+            assert_int_equal(vp_alloc_sim_check(s), 0);
+            while (nlive > 0) vp_alloc_sim_release(s, live[--nlive]);
+            vp_alloc_sim_empty_cache(s);
+            vp_alloc_stats x = stats(s);
+            assert_int_equal(vp_alloc_sim_check(s), 0);
+            assert_u64_equal(x.allocated, 0);
+            assert_u64_equal(x.reserved, 0);
+            assert_u64_equal(x.n_segments, 0);
+            assert_u64_equal(x.n_bad_frees, 0);
+            if (li == 1) pressure += x.n_alloc_retries + x.n_ooms;
+            vp_alloc_sim_free(s);
+        }
+    }
+    print_message("  random streams: %llu retries + OOMs under the 512 MiB limit\n", (unsigned long long)pressure);
+    assert_true(pressure > 0); /* the 512 MiB runs went through the retry / OOM path */
+}
+
 /* ---- PYTORCH_CUDA_ALLOC_CONF ------------------------------------------------------------------------- */
 static void conf_ok(const char *text, vp_alloc_conf *c) {
     vp_error err;
@@ -536,6 +592,7 @@ static replay_result replay(const fixture *fx, int k, vp_alloc_sim *s, int64_t *
     r.peak = x.peak_reserved;
     r.device_allocs = x.n_device_alloc;
     assert_u64_equal(x.n_bad_frees, 0);
+    assert_int_equal(vp_alloc_sim_check(s), 0);
     return r;
 }
 
@@ -599,6 +656,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(garbage_collection),
         cmocka_unit_test(expandable_basics),
         cmocka_unit_test(absurd_sizes),
+        cmocka_unit_test(random_streams),
         cmocka_unit_test(conf_parsing),
         cmocka_unit_test(replay_gpt2_amp),
         cmocka_unit_test(replay_gpt2_amp_gc),
