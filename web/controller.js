@@ -349,15 +349,16 @@ Object.assign(page, { onChange, writeForm, scheduleEstimate, scheduleLinkUpdate,
 
 /** Inputs whose own card handles them (not a plain "the form changed"). */
 const OWN_HANDLERS = new Set(['preset-search', 'role', 'add-role']);
+const OWN_NAMES = new Set(['instance', 'mode']);
 
 function wire() {
   const form = $('setup');
   form.addEventListener('input', (e) => {
-    if (e.target.closest?.('#start') || e.target.name === 'instance' || OWN_HANDLERS.has(e.target.id)) return;
+    if (e.target.closest?.('#start') || OWN_NAMES.has(e.target.name) || OWN_HANDLERS.has(e.target.id)) return;
     onChange();
   });
   form.addEventListener('change', (e) => {
-    if (e.target.type === 'file' || e.target.closest?.('#start') || e.target.id === 'add-role' || e.target.id === 'preset-search') return;
+    if (e.target.type === 'file' || e.target.closest?.('#start') || e.target.id === 'add-role' || e.target.id === 'preset-search' || e.target.name === 'mode') return;
     if (e.target.name === 'instance') instances.selectInstance(Number(e.target.value));
     else if (e.target.id === 'role') instances.onRoleChange();
     else onChange();
@@ -365,6 +366,7 @@ function wire() {
   form.addEventListener('submit', (e) => e.preventDefault());
   model.wire();
   instances.wire();
+  workload.wire();
   drop.wire();
   planFiles.wire();
 

@@ -223,6 +223,31 @@ export function normalizeState(state) {
   return state;
 }
 
+const QUANT_LABEL = { nf4: 'NF4', fp4: 'FP4', int8: 'int8' };
+
+/**
+ * Switches the workload between training and inference. QLoRA's 4-bit base weights are the
+ * training setting (lora.quant); inference reads the base-weight quantization (quant), so a
+ * QLoRA model keeps its 4-bit weights in inference, and back. Returns a sentence per change.
+ */
+export function switchMode(state, mode) {
+  const notes = [];
+  if (state.workload.mode === mode) return notes;
+  const names = instanceNames(state);
+  const many = state.instances.length > 1;
+  state.instances.forEach((inst, i) => {
+    if (inst.finetune !== 'qlora' || sharesTarget(state, i) >= 0) return;
+    if (mode === 'infer' && inst.quant === 'none') {
+      inst.quant = inst.lora.quant;
+      notes.push(`Inference keeps the QLoRA base weights in 4-bit ${QUANT_LABEL[inst.quant]}${many ? ` for “${names[i]}”` : ''} (Base weights).`);
+    } else if (mode === 'train' && (inst.quant === 'nf4' || inst.quant === 'fp4')) {
+      inst.lora.quant = inst.quant;
+    }
+  });
+  state.workload.mode = mode;
+  return notes;
+}
+
 // ---- v1 → v2 --------------------------------------------------------------------------------
 
 /** A v1 setup (options.js DEFAULT_STATE_V1 shape, sanitized) as a v2 setup with one instance. */

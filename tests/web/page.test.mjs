@@ -138,3 +138,32 @@ test('a pasted config is named after _name_or_path, and can be renamed', async (
   assertClean(fresh.log);
   await fresh.context.close();
 });
+
+test('train → inference keeps QLoRA\'s 4-bit base weights and says so', async () => {
+  const { context, page, log } = await B.openPage();
+  await page.fill('#preset-search', 'llama 3.1 70b');
+  await page.selectOption('#preset', 'llama-3.1-70b');
+  await choose(page, 'finetune', 'qlora');
+  let n = await estimates(page);
+  await page.fill('#batch', '1');
+  await settled(page, n);
+  const train = await reservedBytes(page);
+  n = await estimates(page);
+  await choose(page, 'mode', 'infer');
+  await settled(page, n);
+  const plan = await page.evaluate(() => window.__vramplan.plan());
+  assert.equal(plan.instances[0].quant, 'nf4', 'the 4-bit weights carry over');
+  assert.equal(plan.instances[0].double_quant, true);
+  assert.equal(await page.inputValue('#base-quant'), 'nf4');
+  assert.match(await page.textContent('#mode-note'), /NF4/);
+  const infer = await reservedBytes(page);
+  assert.ok(infer < 60 * 2 ** 30, `a 4-bit 70B generates in well under 60 GiB (${infer}); training took ${train}`);
+  // and back: training is QLoRA NF4 again, the note goes
+  n = await estimates(page);
+  await choose(page, 'mode', 'train');
+  await settled(page, n);
+  assert.equal((await page.evaluate(() => window.__vramplan.plan())).instances[0].quant, 'nf4');
+  assert.ok(await page.isChecked('input[name="finetune"][value="qlora"]'));
+  assertClean(log);
+  await context.close();
+});

@@ -377,3 +377,24 @@ test('names are cut on whole characters within the core limit', () => {
   assert.equal(hfConfigName({ _name_or_path: '', architectures: ['Qwen2ForCausalLM'] }), 'Qwen2ForCausalLM');
   assert.equal(hfConfigName(null), '');
 });
+
+test('switching train ↔ inference carries 4-bit base weights over', () => {
+  const s = setup((x, i0) => { i0.finetune = 'qlora'; i0.lora.quant = 'fp4'; i0.lora.double_quant = false; });
+  const notes = S.switchMode(s, 'infer');
+  assert.equal(s.workload.mode, 'infer');
+  assert.equal(s.instances[0].quant, 'fp4');
+  assert.equal(buildPlan(s).instances[0].quant, 'fp4');
+  assert.equal(buildPlan(s).instances[0].double_quant, false);
+  assert.equal(notes.length, 1);
+  assert.match(notes[0], /FP4/);
+  // a person's own choice in inference is kept when going back
+  s.instances[0].quant = 'nf4';
+  assert.deepEqual(S.switchMode(s, 'train'), []);
+  assert.equal(s.instances[0].lora.quant, 'nf4');
+  assert.equal(buildPlan(s).instances[0].quant, 'nf4');
+  // full fine-tunes and LoRA over bf16 weights: nothing to carry
+  const full = setup();
+  assert.deepEqual(S.switchMode(full, 'infer'), []);
+  assert.equal(full.instances[0].quant, 'none');
+  assert.deepEqual(S.switchMode(full, 'infer'), [], 'the same mode again changes nothing');
+});

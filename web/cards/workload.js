@@ -1,8 +1,9 @@
 // cards/workload.js: the Workload card: train or inference, micro-batch, sequence length,
 // gradient accumulation, prompt and generated tokens, KV-cache dtype, image size (ViT).
 import * as O from '../options.js';
+import * as S from '../setup.js';
 import { $, fillSelect, radio, setRadio, numVal } from '../fields.js';
-import { store, modelTypeOf } from '../store.js';
+import { store, page, modelTypeOf } from '../store.js';
 
 const NUMBERS = [['batch', 'batch'], ['seq', 'seq'], ['grad_accum', 'grad-accum'], ['prompt', 'prompt'],
   ['new_tokens', 'new-tokens'], ['image_size', 'image-size']];
@@ -18,7 +19,10 @@ export function read(s) {
   w.kv_dtype = $('kv-dtype').value;
 }
 
+let noteFor = null; // the setup the mode note was written for: another one (a link, a plan, Undo) drops it
+
 export function write(s) {
+  if (s !== noteFor) $('mode-note').textContent = '';
   const w = s.workload;
   setRadio('mode', w.mode);
   for (const [k, id] of NUMBERS) $(id).value = String(w[k]);
@@ -30,4 +34,21 @@ export function showVals(s) {
     mode: s.workload.mode,
     vit: s.instances.some((_, i) => modelTypeOf(i, s) === 'vit') ? 'yes' : 'no',
   };
+}
+
+/** Train ↔ inference: what carries over is carried, and the card says what changed. */
+function onModeChange(mode) {
+  const notes = S.switchMode(store.state, mode);
+  noteFor = store.state;
+  $('mode-note').textContent = notes.join(' ');
+  page.hideApplied();
+  page.writeForm();
+  page.scheduleEstimate();
+  page.scheduleLinkUpdate();
+}
+
+export function wire() {
+  for (const r of document.querySelectorAll('input[name="mode"]')) {
+    r.addEventListener('change', () => onModeChange(r.value));
+  }
 }
