@@ -18,7 +18,10 @@ static void help(FILE *f) {
             "            measured_oom, predicted_fits, predicted_params_total, measured_params_total), then a\n"
             "            summary object\n"
             "  --plans   print the plan each record is turned into (one JSON per line), and nothing else\n\n"
-            "A record whose measured.oom is true counts as right when the plan is predicted not to fit.\n");
+            "A record whose measured.oom is true counts as right when the plan is predicted not to fit.\n"
+            "Every record needs measured.peak_alloc (whole, positive bytes) or measured.oom: true.\n\n"
+            "exit status: 0 ok, 2 bad flags, 3 a record was refused (each is named by its line and field on\n"
+            "stderr; the others are still compared), 5 the file cannot be read\n");
 }
 
 static int cmp_d(const void *a, const void *b) {
@@ -48,8 +51,10 @@ int cmd_calibrate(int argc, char **argv) {
         help(stderr);
         return EXIT_USAGE;
     }
-    char *txt = cli_read_file(path, 256u << 20);
-    if (!txt) return EXIT_IO;
+    size_t len = 0;
+    int rc = 0;
+    char *txt = cli_read_text(path, 256u << 20, &len, &rc);
+    if (!txt) return rc;
     vp_error err;
     vp_registry *reg = vp_registry_builtin(&err);
     if (!reg) {
@@ -57,23 +62,52 @@ int cmd_calibrate(int argc, char **argv) {
         cli_print_error("presets", &err);
         return EXIT_INPUT;
     }
-    double *errs = calloc(1 + strlen(txt) / 16, sizeof *errs);
-    double *rerrs = calloc(1 + strlen(txt) / 16, sizeof *rerrs); /* reserved: the allocator replay */
+    double *errs = calloc(1 + len / 16, sizeof *errs);
+    double *rerrs = calloc(1 + len / 16, sizeof *rerrs); /* reserved: the allocator replay */
+    if (!errs || !rerrs) {
+        fprintf(stderr, "vramplan calibrate: out of memory\n");
+        free(errs);
+        free(rerrs);
+        free(txt);
+        vp_registry_free(reg);
+        return EXIT_IO;
+    }
     int n_res = 0;
     int n_ok = 0, n_oom = 0, oom_right = 0, n_params = 0, params_exact = 0, n_bad = 0, line_no = 0;
     if (!as_json && !plans)
         printf("%-28s %8s %12s %12s %8s %12s %12s %8s %6s\n", "id", "phase", "predicted", "measured", "error",
                "reserved", "measured", "error", "params");
-    for (char *line = txt, *next = NULL; line; line = next) {
-        char *nl = strchr(line, '\n');
-        if (nl) *nl = '\0';
-        next = nl ? nl + 1 : NULL;
+    /* lines by length, not by C string: a NUL byte must not silently end the file */
+    for (size_t at = 0; at < len;) {
+        char *line = txt + at;
+        char *nl = memchr(line, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - line) : len - at;
+        line[n] = '\0';
+        at += n + 1;
         line_no++;
+        const char *nul = memchr(line, '\0', n);
+        if (nul) {
+            fprintf(stderr, "vramplan: %s line %d: a NUL byte at column %d; the record is not text [json error]\n", path,
+                    line_no, (int)(nul - line) + 1);
+            n_bad++;
+            continue;
+        }
         if (!line[strspn(line, " \t\r")]) continue;
-        cJSON *rec = cJSON_Parse(line);
+        char *plan = vp_record_to_plan_json(line, &err);
+        /* the id is shown only from a record that is valid JSON (so it is valid UTF-8) */
+        vp_error jerr;
+        cJSON *rec = vp_json_check(line, &jerr) == VP_OK ? cJSON_Parse(line) : NULL;
         const cJSON *id = rec ? cJSON_GetObjectItemCaseSensitive(rec, "id") : NULL;
         const char *ids = cJSON_IsString(id) ? id->valuestring : "?";
-        char *plan = vp_record_to_plan_json(line, &err);
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(rec, "measured");
+        if (plan && !plans && !cJSON_IsObject(m)) {
+            /* a record with nothing measured would leave the statistics silently */
+            vp_free(plan);
+            plan = NULL;
+            snprintf(err.path, sizeof err.path, "measured");
+            snprintf(err.message, sizeof err.message, "missing required object measured (peak_alloc, or oom: true)");
+            err.code = VP_ERR_FIELD;
+        }
         if (plan && plans) {
             printf("%s\n", plan);
             vp_free(plan);
@@ -83,8 +117,10 @@ int cmd_calibrate(int argc, char **argv) {
         char *est = plan ? vp_estimate_json(plan, reg, 0, &err) : NULL;
         vp_free(plan);
         if (!est) {
-            char what[96];
-            snprintf(what, sizeof what, "%s line %d (%s)", path, line_no, ids);
+            char what[256], idc[128];
+            cli_col(idc, sizeof idc, ids, 40);
+            for (size_t k = strlen(idc); k > 0 && idc[k - 1] == ' '; k--) idc[k - 1] = '\0';
+            snprintf(what, sizeof what, "%s line %d (%s)", path, line_no, idc);
             cli_print_error(what, &err);
             n_bad++;
             cJSON_Delete(rec);
@@ -92,7 +128,6 @@ int cmd_calibrate(int argc, char **argv) {
         }
         cJSON *e = cJSON_Parse(est);
         vp_free(est);
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(rec, "measured");
         const cJSON *dev = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "devices"), 0);
         const cJSON *inst = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "instances"), 0);
         double pred = cJSON_GetObjectItemCaseSensitive(dev, "peak_alloc_bytes")->valuedouble;
@@ -140,16 +175,16 @@ int cmd_calibrate(int argc, char **argv) {
             free(s);
             cJSON_Delete(o);
         } else {
-            char pr[32], me[32], rr[32], rm[32];
+            char pr[32], me[32], rr[32], rm[32], idc[128];
             cli_fmt_gib(pr, sizeof pr, pred);
             cli_fmt_gib(me, sizeof me, meas);
             cli_fmt_gib(rr, sizeof rr, pred_r);
             cli_fmt_gib(rm, sizeof rm, meas_r);
             if (oom)
-                printf("%-28.28s %8.8s %12s %12s %8s %12s %12s %8s %6s\n", ids, phase, pr, "OOM", fits ? "MISSED" : "ok", rr,
+                printf("%s %8.8s %12s %12s %8s %12s %12s %8s %6s\n", cli_col(idc, sizeof idc, ids, 28), phase, pr, "OOM", fits ? "MISSED" : "ok", rr,
                        "OOM", "", exact ? "exact" : "WRONG");
             else
-                printf("%-28.28s %8.8s %12s %12s %+7.2f%% %12s %12s %+7.2f%% %6s\n", ids, phase, pr, me, 100.0 * rel, rr, rm,
+                printf("%s %8.8s %12s %12s %+7.2f%% %12s %12s %+7.2f%% %6s\n", cli_col(idc, sizeof idc, ids, 28), phase, pr, me, 100.0 * rel, rr, rm,
                        100.0 * rel_r, exact ? "exact" : "WRONG");
         }
         cJSON_Delete(e);

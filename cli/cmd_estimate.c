@@ -6,294 +6,58 @@
 
 #include "cli.h"
 
-#define MAX_INPUT (64u << 20)
-
 static void help(FILE *f) {
+    fprintf(f, "usage: vramplan estimate [--plan FILE.json | --model ID | --hf-config config.json] [options]\n\n");
+    cli_print_plan_flags(f);
     fprintf(f,
-            "usage: vramplan estimate [--plan FILE.json | --model ID | --hf-config config.json] [options]\n\n"
-            "  --plan FILE          a vramplan/plan@1 document (docs/schema/plan.md); other flags override it\n"
-            "  --model ID           a preset model (see `vramplan models`)\n"
-            "  --hf-config FILE     a Hugging Face config.json\n"
-            "  --mode train|infer   (default train)\n"
-            "  --precision P        fp32 | amp_bf16 | amp_fp16 | bf16 | fp16 | fp8 (default amp_bf16; infer bf16)\n"
-            "  --batch N            micro-batch (default 1)\n"
-            "  --seq N              tokens per sequence / prompt tokens (default 2048)\n"
-            "  --new-tokens N       infer: tokens to generate\n"
-            "  --grad-accum N       gradient-accumulation steps\n"
-            "  --optimizer NAME     adamw | adam | sgd | sgd_momentum | adafactor | lion | adamw_8bit | paged_adamw | paged_adamw_8bit\n"
-            "  --optim-impl I       foreach | fused | forloop (AdamW; default foreach)\n"
-            "  --lora R             LoRA of rank R (alpha 2R, dropout 0.05, fp32 adapters)\n"
-            "  --lora-targets LIST  comma list, e.g. q_proj,v_proj (default all linear projections)\n"
-            "  --qlora              LoRA on 4-bit NF4 weights\n"
-            "  --grad-ckpt K        checkpoint every K-th block (1 = every block)\n"
-            "  --attn A             sdpa | flash | eager\n"
-            "  --gpu NAME|FILE      a preset GPU (`vramplan gpus`) or a vramplan-probe JSON file\n"
-            "  --gpus N             GPUs in the node\n"
             "  --json               print the estimate as JSON (vramplan/estimate@1)\n"
             "  --pretty             indent the JSON\n"
             "  --check              exit with status 4 when the plan does not fit\n\n"
             "exit status: 0 ok, 2 bad flags, 3 bad input (the message names the field), 4 does not fit (--check)\n");
 }
 
-static cJSON *obj(cJSON *parent, const char *key) {
-    cJSON *o = cJSON_GetObjectItemCaseSensitive(parent, key);
-    if (!o) o = cJSON_AddObjectToObject(parent, key);
-    return o;
-}
+typedef struct {
+    int as_json, pretty, check;
+} out_flags;
 
-static void set_str(cJSON *o, const char *k, const char *v) {
-    cJSON_DeleteItemFromObjectCaseSensitive(o, k);
-    cJSON_AddStringToObject(o, k, v);
-}
-
-static void set_num(cJSON *o, const char *k, double v) {
-    cJSON_DeleteItemFromObjectCaseSensitive(o, k);
-    cJSON_AddNumberToObject(o, k, v);
-}
-
-static int parse_long(const char *flag, const char *s, long long *out) {
-    char *end = NULL;
-    long long v = strtoll(s, &end, 10);
-    if (!s[0] || *end || v < 0) {
-        fprintf(stderr, "vramplan estimate: %s needs a non-negative whole number, got '%s'\n", flag, s);
-        return 0;
-    }
-    *out = v;
-    return 1;
+static int output_flag(void *ctx, const char *flag, const char *value) {
+    out_flags *o = ctx;
+    (void)value;
+    if (!strcmp(flag, "--json")) return o->as_json = 1;
+    if (!strcmp(flag, "--pretty")) return o->pretty = 1;
+    if (!strcmp(flag, "--check")) return o->check = 1;
+    return 0;
 }
 
 int cmd_estimate(int argc, char **argv) {
-    const char *plan_path = NULL, *gpu = NULL;
-    int as_json = 0, pretty = 0, check = 0;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             help(stdout);
             return 0;
         }
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--plan") && i + 1 < argc) plan_path = argv[i + 1];
-
-    cJSON *plan = NULL;
-    if (plan_path) {
-        char *txt = cli_read_file(plan_path, MAX_INPUT);
-        if (!txt) return EXIT_IO;
-        plan = cJSON_Parse(txt);
-        free(txt);
-        if (!plan || !cJSON_IsObject(plan)) {
-            cJSON_Delete(plan);
-            fprintf(stderr, "vramplan estimate: %s is not a JSON object (a vramplan/plan@1 plan)\n", plan_path);
-            return EXIT_INPUT;
-        }
-    } else {
-        plan = cJSON_CreateObject();
-        cJSON_AddStringToObject(plan, "schema", VP_PLAN_SCHEMA);
-        cJSON *w = cJSON_AddObjectToObject(plan, "workload");
-        cJSON_AddNumberToObject(w, "batch", 1);
-        cJSON_AddNumberToObject(w, "seq", 2048);
+    out_flags of = {0, 0, 0};
+    char *plan_txt = NULL;
+    int rc = cli_plan_from_flags("estimate", argc, argv, output_flag, &of, &plan_txt);
+    if (rc) return rc;
+    vp_error err;
+    vp_registry *reg = vp_registry_builtin(&err);
+    const char *what = reg ? "plan" : "presets";
+    char *est = reg ? vp_estimate_with_suggestions_json(plan_txt, reg, of.pretty, &err) : NULL;
+    free(plan_txt);
+    vp_registry_free(reg);
+    if (!est) {
+        cli_print_error(what, &err);
+        return EXIT_INPUT;
     }
-    cJSON *wl = obj(plan, "workload");
-    cJSON *insts = cJSON_GetObjectItemCaseSensitive(plan, "instances");
-    if (!insts) insts = cJSON_AddArrayToObject(plan, "instances");
-    cJSON *in0 = cJSON_IsArray(insts) ? cJSON_GetArrayItem(insts, 0) : NULL;
-    int rc = 0;
-    char *cfg_txt = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long long n = 0;
-#define NEEDV()                                                                      \
-    do {                                                                             \
-        if (!v) {                                                                    \
-            fprintf(stderr, "vramplan estimate: %s needs a value\n", a);            \
-            rc = EXIT_USAGE;                                                         \
-            goto out;                                                                \
-        }                                                                            \
-        i++;                                                                         \
-    } while (0)
-#define INST()                                                                       \
-    do {                                                                             \
-        if (!in0 && cJSON_IsArray(insts)) {                                          \
-            in0 = cJSON_CreateObject();                                              \
-            cJSON_AddItemToArray(insts, in0);                                        \
-        }                                                                            \
-        if (!in0) {                                                                  \
-            fprintf(stderr, "vramplan estimate: the plan's instances must be an array\n"); \
-            rc = EXIT_INPUT;                                                         \
-            goto out;                                                                \
-        }                                                                            \
-    } while (0)
-        if (!strcmp(a, "--plan")) {
-            NEEDV();
-        } else if (!strcmp(a, "--json")) {
-            as_json = 1;
-        } else if (!strcmp(a, "--pretty")) {
-            pretty = 1;
-        } else if (!strcmp(a, "--check")) {
-            check = 1;
-        } else if (!strcmp(a, "--model")) {
-            NEEDV();
-            INST();
-            cJSON_DeleteItemFromObjectCaseSensitive(in0, "model");
-            cJSON *m = cJSON_AddObjectToObject(in0, "model");
-            cJSON_AddStringToObject(m, "preset", v);
-        } else if (!strcmp(a, "--hf-config")) {
-            NEEDV();
-            INST();
-            free(cfg_txt);
-            cfg_txt = cli_read_file(v, MAX_INPUT);
-            if (!cfg_txt) {
-                rc = EXIT_IO;
-                goto out;
-            }
-            cJSON *cfg = cJSON_Parse(cfg_txt);
-            if (!cfg) {
-                fprintf(stderr, "vramplan estimate: %s is not valid JSON\n", v);
-                rc = EXIT_INPUT;
-                goto out;
-            }
-            cJSON_DeleteItemFromObjectCaseSensitive(in0, "model");
-            cJSON *m = cJSON_AddObjectToObject(in0, "model");
-            cJSON_AddItemToObject(m, "hf_config", cfg);
-        } else if (!strcmp(a, "--mode")) {
-            NEEDV();
-            set_str(wl, "mode", v);
-        } else if (!strcmp(a, "--precision")) {
-            NEEDV();
-            INST();
-            set_str(in0, "precision", v);
-        } else if (!strcmp(a, "--attn")) {
-            NEEDV();
-            INST();
-            set_str(in0, "attn", v);
-        } else if (!strcmp(a, "--batch") || !strcmp(a, "--seq") || !strcmp(a, "--new-tokens") ||
-                   !strcmp(a, "--grad-accum")) {
-            NEEDV();
-            if (!parse_long(a, v, &n)) {
-                rc = EXIT_USAGE;
-                goto out;
-            }
-            const char *key = !strcmp(a, "--batch") ? "batch" : !strcmp(a, "--seq") ? "seq"
-                              : !strcmp(a, "--new-tokens") ? "new_tokens" : "grad_accum";
-            set_num(wl, key, (double)n);
-        } else if (!strcmp(a, "--optimizer") || !strcmp(a, "--optim-impl")) {
-            NEEDV();
-            INST();
-            set_str(obj(in0, "optimizer"), !strcmp(a, "--optimizer") ? "name" : "impl", v);
-        } else if (!strcmp(a, "--lora") || !strcmp(a, "--qlora")) {
-            INST();
-            cJSON *ft = obj(in0, "finetune");
-            set_str(ft, "method", !strcmp(a, "--lora") ? "lora" : "qlora");
-            if (!strcmp(a, "--lora")) {
-                NEEDV();
-                if (!parse_long(a, v, &n)) {
-                    rc = EXIT_USAGE;
-                    goto out;
-                }
-                cJSON *l = obj(ft, "lora");
-                set_num(l, "r", (double)n);
-                set_num(l, "alpha", (double)(2 * n));
-            }
-        } else if (!strcmp(a, "--lora-targets")) {
-            NEEDV();
-            INST();
-            int has_lora = 0;
-            for (int k = 1; k < argc; k++) has_lora |= !strcmp(argv[k], "--lora") || !strcmp(argv[k], "--qlora");
-            const cJSON *ftm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(in0, "finetune"), "method");
-            if (!has_lora && !(cJSON_IsString(ftm) && strstr(ftm->valuestring, "lora"))) {
-                fprintf(stderr, "vramplan estimate: --lora-targets needs --lora R or --qlora\n");
-                rc = EXIT_USAGE;
-                goto out;
-            }
-            cJSON *l = obj(obj(in0, "finetune"), "lora");
-            cJSON_DeleteItemFromObjectCaseSensitive(l, "targets");
-            cJSON *t = cJSON_AddArrayToObject(l, "targets");
-            char buf[512];
-            snprintf(buf, sizeof buf, "%s", v);
-            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
-                cJSON_AddItemToArray(t, cJSON_CreateString(tok));
-        } else if (!strcmp(a, "--grad-ckpt")) {
-            NEEDV();
-            INST();
-            if (!parse_long(a, v, &n)) {
-                rc = EXIT_USAGE;
-                goto out;
-            }
-            cJSON_DeleteItemFromObjectCaseSensitive(in0, "grad_ckpt");
-            set_num(cJSON_AddObjectToObject(in0, "grad_ckpt"), "every", (double)n);
-        } else if (!strcmp(a, "--gpu")) {
-            NEEDV();
-            gpu = v;
-        } else if (!strcmp(a, "--gpus")) {
-            NEEDV();
-            if (!parse_long(a, v, &n)) {
-                rc = EXIT_USAGE;
-                goto out;
-            }
-            set_num(obj(plan, "hardware"), "count", (double)n);
-        } else {
-            fprintf(stderr, "vramplan estimate: unknown option '%s' (see --help)\n", a);
-            rc = EXIT_USAGE;
-            goto out;
-        }
+    if (of.as_json)
+        printf("%s\n", est);
+    else
+        cli_print_estimate_table(stdout, est);
+    if (of.check) {
+        cJSON *e = cJSON_Parse(est);
+        if (e && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "fits"))) rc = EXIT_NOFIT;
+        cJSON_Delete(e);
     }
-    if (gpu) {
-        cJSON *hw = obj(plan, "hardware");
-        const char *dot = strrchr(gpu, '.');
-        if (dot && !strcmp(dot, ".json")) {
-            char *txt = cli_read_file(gpu, MAX_INPUT);
-            if (!txt) {
-                rc = EXIT_IO;
-                goto out;
-            }
-            cJSON *probe = cJSON_Parse(txt);
-            free(txt);
-            if (!probe) {
-                fprintf(stderr, "vramplan estimate: %s is not valid JSON (expected a vramplan-probe file)\n", gpu);
-                rc = EXIT_INPUT;
-                goto out;
-            }
-            cJSON_DeleteItemFromObjectCaseSensitive(hw, "gpu");
-            cJSON_DeleteItemFromObjectCaseSensitive(hw, "probe");
-            cJSON_AddItemToObject(hw, "probe", probe);
-            const cJSON *devs = cJSON_GetObjectItemCaseSensitive(probe, "devices");
-            if (cJSON_IsArray(devs) && !cJSON_GetObjectItemCaseSensitive(hw, "count"))
-                cJSON_AddNumberToObject(hw, "count", cJSON_GetArraySize(devs) > 0 ? cJSON_GetArraySize(devs) : 1);
-        } else {
-            cJSON_DeleteItemFromObjectCaseSensitive(hw, "probe");
-            set_str(hw, "gpu", gpu);
-        }
-    }
-    {
-        char *plan_txt = cJSON_PrintUnformatted(plan);
-        vp_error err;
-        vp_registry *reg = vp_registry_builtin(&err);
-        if (!reg) {
-            cli_print_error("presets", &err);
-            free(plan_txt);
-            rc = EXIT_INPUT;
-            goto out;
-        }
-        char *est = vp_estimate_with_suggestions_json(plan_txt, reg, pretty, &err);
-        free(plan_txt);
-        vp_registry_free(reg);
-        if (!est) {
-            cli_print_error("plan", &err);
-            rc = EXIT_INPUT;
-            goto out;
-        }
-        if (as_json)
-            printf("%s\n", est);
-        else
-            cli_print_estimate_table(stdout, est);
-        if (check) {
-            cJSON *e = cJSON_Parse(est);
-            if (e && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "fits"))) rc = EXIT_NOFIT;
-            cJSON_Delete(e);
-        }
-        vp_free(est);
-    }
-out:
-    free(cfg_txt);
-    cJSON_Delete(plan);
+    vp_free(est);
     return rc;
 }

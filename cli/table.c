@@ -23,7 +23,9 @@ int cli_print_estimate_table(FILE *out, const char *json) {
     const cJSON *it;
     fprintf(out, "\n%-16s %-10s %-10s %16s %16s\n", "instance", "role", "model", "params", "trainable");
     cJSON_ArrayForEach(it, insts) {
-        fprintf(out, "%-16.16s %-10.10s %-10.10s %16.0f %16.0f\n", str(it, "name"), str(it, "role"), str(it, "model_type"),
+        char c1[80], c2[48], c3[48];
+        fprintf(out, "%s %s %s %16.0f %16.0f\n", cli_col(c1, sizeof c1, str(it, "name"), 16),
+                cli_col(c2, sizeof c2, str(it, "role"), 10), cli_col(c3, sizeof c3, str(it, "model_type"), 10),
                 num(it, "params_total"), num(it, "params_trainable"));
     }
     const cJSON *devs = cJSON_GetObjectItemCaseSensitive(e, "devices");
@@ -56,7 +58,9 @@ int cli_print_estimate_table(FILE *out, const char *json) {
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(it, "components")) {
             char b[32];
             cli_fmt_gib(b, sizeof b, num(c, "bytes"));
-            fprintf(out, "  %-28.28s %-12.12s %12s  %s\n", str(c, "label"), str(c, "instance"), b, str(c, "explain"));
+            char c1[128], c2[64];
+            fprintf(out, "  %s %s %12s  %s\n", cli_col(c1, sizeof c1, str(c, "label"), 28),
+                    cli_col(c2, sizeof c2, str(c, "instance"), 12), b, str(c, "explain"));
         }
         if (cpu) continue;
         fprintf(out, "\n  phases:");

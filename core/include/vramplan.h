@@ -43,6 +43,13 @@ typedef struct {
 const char *vp_status_name(vp_status code);
 void vp_free(void *p);
 
+/* Is text JSON the way every reader of this library reads it (plans, probe files, configs,
+ * records)? Strict RFC 8259: UTF-8 only, no key given twice in any object, no \u0000 or unpaired
+ * surrogate, nothing after the value. VP_OK, or VP_ERR_JSON / VP_ERR_FIELD with the line and
+ * column (and the JSON path, when the problem is inside a field). The CLI checks each file it reads
+ * with it, so an error names the file's own line. */
+vp_status vp_json_check(const char *text, vp_error *err);
+
 /* ---- presets (models/ and GPUs) ---------------------------------------------------- */
 typedef struct vp_registry vp_registry;
 /* The presets compiled into the library from models/ at build time. */
@@ -93,6 +100,12 @@ typedef struct {
     uint64_t nvidia_smi_bytes;
     int64_t headroom_bytes;
     int fits;
+    /* PyTorch's caching allocator, replayed over the step's tensors (alloc_sim.c): */
+    int fragmentation;          /* 1: the allocated peak fits, but a request finds no block or segment */
+    uint64_t failed_request_bytes; /* the request that fails (0 when it fits) */
+    uint64_t cached_unusable_bytes; /* reserved but free at that failure: no block large enough */
+    int alloc_retries;          /* cudaMalloc failures recovered by freeing the cache (slow, but no OOM) */
+    char allocator_note[256];   /* the allocator's verdict in words */
     char peak_phase[24];
     int n_phases;
     vp_phase phases[VP_MAX_PHASES];
@@ -156,6 +169,109 @@ vp_status vp_estimate_with_suggestions(const vp_plan *plan, vp_estimate *out, vp
 /* One call: plan JSON in, estimate@1 JSON with suggestions out (free with vp_free). NULL on error.
  * (vp_estimate_json above prints the bare estimate.) */
 char *vp_estimate_with_suggestions_json(const char *plan_json, const vp_registry *reg, int pretty, vp_error *err);
+
+#define VP_FIT_SCHEMA "vramplan/fit@1"
+#define VP_SWEEP_SCHEMA "vramplan/sweep@1"
+#define VP_RECOMMEND_SCHEMA "vramplan/recommend@1"
+
+/* The workload value fit and sweep vary; the rest of the plan is kept. */
+typedef enum { VP_FIELD_BATCH = 0, VP_FIELD_SEQ, VP_FIELD_NEW_TOKENS } vp_field;
+/* "batch" | "seq" | "new_tokens" (the workload key) */
+const char *vp_field_name(vp_field f);
+/* "batch", "seq", "new_tokens" or "new-tokens" -> *out; VP_ERR_FIELD otherwise. */
+vp_status vp_field_from_name(const char *name, vp_field *out, vp_error *err);
+
+#define VP_FIT_MAX_GAPS 8
+
+/* The largest value of one workload field that fits (docs/schema/fit.md). Memory is not assumed to be
+ * monotone in the value: after the exponential + binary search the neighbours are estimated too. */
+typedef struct {
+    vp_field field;
+    int64_t value;           /* largest value that fits; 0 when not even 1 fits */
+    int64_t limit;           /* the largest value the search may try (plan format, tokens per step, model positions) */
+    char limit_reason[160];  /* why limit is the limit, in words */
+    int limited;             /* value == limit: value + 1 is not a valid plan, `next` is not estimated */
+    int n_estimates;         /* estimates the search made */
+    int n_gaps;              /* values below `value` that were estimated and do not fit */
+    int64_t gaps[VP_FIT_MAX_GAPS];
+    vp_estimate estimate;    /* at value (when value >= 1), without suggestions */
+    vp_estimate next;        /* at value + 1 (when !limited) */
+    char next_reason[640];   /* why value + 1 fails, in words */
+} vp_fit;
+
+/* out is about 0.7 MB: allocate it. VP_ERR_FIELD naming workload.<field> when the field does not apply
+ * (new_tokens of a training plan, seq of image-only models). */
+vp_status vp_fit_plan(const vp_plan *plan, vp_field field, vp_fit *out, vp_error *err);
+/* vramplan/fit@1 JSON (free with vp_free). */
+char *vp_fit_to_json(const vp_fit *fit, int pretty);
+/* One call: plan JSON + field name in, fit@1 JSON out (free with vp_free). NULL on error. */
+char *vp_fit_json(const char *plan_json, const vp_registry *reg, const char *field, int pretty, vp_error *err);
+
+#define VP_SWEEP_MAX_POINTS 128
+
+typedef struct {
+    int64_t value;
+    uint64_t peak_reserved_bytes; /* of the GPU with the least headroom */
+    uint64_t peak_alloc_bytes;
+    int fits;                     /* the estimate's verdict (every device) */
+} vp_sweep_point;
+
+/* Peak memory against one workload value, for a chart (docs/schema/sweep.md). */
+typedef struct {
+    vp_field field;
+    uint64_t usable_bytes;   /* usable memory of the GPU with the least headroom at `largest` (or at 1) */
+    int64_t largest;         /* the fit value (0: not even 1 fits) */
+    int n_points;
+    vp_sweep_point points[VP_SWEEP_MAX_POINTS];
+} vp_sweep;
+
+/* n_points evenly spaced values up to about 2 × the largest that fits, plus 1, largest and largest + 1
+ * (at most VP_SWEEP_MAX_POINTS in all). */
+vp_status vp_sweep_plan(const vp_plan *plan, vp_field field, int n_points, vp_sweep *out, vp_error *err);
+char *vp_sweep_to_json(const vp_sweep *sweep);
+char *vp_sweep_json(const char *plan_json, const vp_registry *reg, const char *field, int n_points, vp_error *err);
+
+#define VP_RECOMMEND_MAX 32
+
+/* One training setup that fits (docs/schema/recommend.md). */
+typedef struct {
+    int64_t micro_batch, grad_accum;
+    int64_t gc_every;          /* checkpoint every k-th block; 0 = off */
+    double recompute;          /* share of blocks whose forward is recomputed in backward: 1/k, 0 when off */
+    char precision[16];        /* plan names: amp_bf16, bf16, ... */
+    char optimizer[24];        /* plan names: adamw, adamw_8bit, ... */
+    char optim_impl[12];       /* foreach | fused | forloop */
+    char hf_optim[32];         /* TrainingArguments(optim=...) */
+    uint64_t optimizer_state_bytes; /* on the GPU with the least headroom */
+    int device;                /* that GPU */
+    uint64_t peak_alloc_bytes, peak_reserved_bytes, usable_bytes;
+    int64_t headroom_bytes;
+    char peak_phase[24];
+    char summary[512];
+} vp_recommendation;
+
+typedef struct {
+    int64_t global_batch;      /* micro_batch × grad_accum × data-parallel ranks, kept by every entry */
+    int64_t dp;
+    int64_t n_setups;          /* setups enumerated */
+    int n_estimates;           /* estimates made */
+    int n;                     /* entries, fastest first */
+    vp_recommendation r[VP_RECOMMEND_MAX];
+    char alloc_conf[128];      /* PYTORCH_CUDA_ALLOC_CONF for the winner ("" = PyTorch's default) */
+    /* bit i set: the entries' setting applies to instances[i] of the plan */
+    unsigned ckpt_instances;   /* grad_ckpt (instances that keep a graph for backward) */
+    unsigned precision_instances; /* precision (trained instances) */
+    unsigned optim_instances;  /* optimizer (trained instances of the first one's optimizer family) */
+} vp_recommend;
+
+/* The training setups that fit for a global batch (0 = the plan's batch × grad_accum × dp), fastest
+ * first; at most top_n (<= VP_RECOMMEND_MAX) entries. VP_ERR_FIELD naming workload.mode for
+ * inference plans. */
+vp_status vp_recommend_plan(const vp_plan *plan, int64_t global_batch, int top_n, vp_recommend *out, vp_error *err);
+/* vramplan/recommend@1 JSON; plan_json (the plan recommended for) gives each entry the plan to apply. */
+char *vp_recommend_to_json(const vp_recommend *rec, const char *plan_json, int pretty);
+char *vp_recommend_json(const char *plan_json, const vp_registry *reg, int64_t global_batch, int top_n, int pretty,
+                        vp_error *err);
 
 #ifdef __cplusplus
 }

@@ -16,13 +16,18 @@ typedef struct {
     uint64_t context_bytes;  /* probe: measured CUDA context (0 = unknown) */
     double bandwidth_gbs;
     int bf16, fp8;
+    int mig_instance;        /* probe with MIG on: the index of the MIG instance planned against, else -1 */
+    int mig_count;           /* ... and how many instances the probe lists (0 = MIG off) */
 } vp_gpu;
 
 struct cJSON;
 /* A GPU preset object (the format of models/gpus/). */
 vp_status vp_gpu_from_preset(const struct cJSON *obj, const char *path, vp_gpu *out, vp_error *err);
-/* One device of a vramplan/gpu-probe@1 document. */
-vp_status vp_gpu_from_probe(const struct cJSON *probe, const char *path, int device, vp_gpu *out, int *n_devices,
-                            vp_error *err);
+/* One device of a vramplan/gpu-probe@1 document. When that GPU has MIG enabled, CUDA can only use a
+ * MIG instance, so the GPU planned against is one instance (docs/schema/gpu-probe.md): mig_instance
+ * (an index into devices[device].mig.instances; the plan's hardware.mig_instance) or, when it is -1,
+ * the smallest instance. */
+vp_status vp_gpu_from_probe(const struct cJSON *probe, const char *path, int device, int mig_instance, vp_gpu *out,
+                            int *n_devices, vp_error *err);
 
 #endif

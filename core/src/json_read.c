@@ -8,20 +8,28 @@
 void vp_strlcpy(char *dst, const char *src, size_t n) {
     if (n == 0) return;
     size_t len = src ? strlen(src) : 0;
-    if (len >= n) len = n - 1;
+    if (len >= n) len = vp_utf8_cut(src, n - 1); /* never half a character */
     if (len) memcpy(dst, src, len);
     dst[len] = '\0';
 }
 
+/* a path cut at the buffer's end keeps whole characters */
+static void cut_tail(char *dst, size_t n, int wrote) {
+    if (n && wrote >= 0 && (size_t)wrote >= n) dst[vp_utf8_cut(dst, strlen(dst))] = '\0';
+}
+
 void vp_path_key(char *dst, size_t n, const char *base, const char *key) {
+    int w;
     if (base && base[0])
-        snprintf(dst, n, "%s.%s", base, key);
+        w = snprintf(dst, n, "%s.%s", base, key);
     else
-        snprintf(dst, n, "%s", key);
+        w = snprintf(dst, n, "%s", key);
+    cut_tail(dst, n, w);
 }
 
 void vp_path_index(char *dst, size_t n, const char *base, int index) {
-    snprintf(dst, n, "%s[%d]", base ? base : "", index);
+    int w = snprintf(dst, n, "%s[%d]", base ? base : "", index);
+    cut_tail(dst, n, w);
 }
 
 static const cJSON *get(const cJSON *obj, const char *key) {
@@ -36,9 +44,14 @@ static vp_status read_int(const cJSON *it, const char *path, int64_t lo, int64_t
     double v = it->valuedouble;
     if (!isfinite(v)) return vp_fail(err, VP_ERR_RANGE, path, "%s is not a finite number", path);
     if (v != floor(v)) return vp_fail(err, VP_ERR_RANGE, path, "%s must be a whole number (got %g)", path, v);
-    if (v < (double)lo || v > (double)hi)
-        return vp_fail(err, VP_ERR_RANGE, path, "%s = %.0f is out of range [%lld, %lld]", path, v,
-                       (long long)lo, (long long)hi);
+    if (v < (double)lo || v > (double)hi) {
+        /* whole numbers print in full up to 15 digits; beyond, %g (1e308 would take 309 digits) */
+        if (v > -1e15 && v < 1e15)
+            return vp_fail(err, VP_ERR_RANGE, path, "%s = %.0f is out of range [%lld, %lld]", path, v,
+                           (long long)lo, (long long)hi);
+        return vp_fail(err, VP_ERR_RANGE, path, "%s = %.6g is out of range [%lld, %lld]", path, v, (long long)lo,
+                       (long long)hi);
+    }
     *out = (int64_t)v;
     return VP_OK;
 }

@@ -6,6 +6,7 @@
 
 #include "plan.h"
 #include "registry.h"
+#include "terms.h"
 #include "util.h"
 
 const char *const vp_role_names[] = {"trained", "reference", "teacher", "ema", "reward", "critic",
@@ -21,10 +22,47 @@ static const char *const k_act[] = {"train", "no_grad", "keep_graph", "none", NU
 static const char *const k_dtype[] = {"fp32", "bf16", "fp16", "fp8", "int8", NULL};
 static const char *const k_mode[] = {"train", "infer", NULL};
 
+static void plan_warn(vp_plan *plan, const char *msg) {
+    if (plan->n_warnings < 4) vp_strlcpy(plan->warnings[plan->n_warnings++], msg, sizeof plan->warnings[0]);
+}
+
 #define MAX_TOKENS 16777216LL /* 16M tokens per sequence */
 #define MAX_BATCH 1048576LL
 
-static vp_status parse_targets(const cJSON *arr, const char *path, unsigned *out, vp_error *err) {
+/* The linear modules a PEFT target name can match in each family (PEFT matches a target against the
+ * end of each module's dotted name), as a space-separated list; NULL: not checked (custom models). */
+static const char *family_modules(const vp_arch *a) {
+    switch (a->kind) {
+    case VP_KIND_GPT2: return "c_attn c_proj c_fc lm_head";        /* GPT2Attention / GPT2MLP Conv1D */
+    case VP_KIND_T5:                                                 /* T5Attention, T5DenseActDense */
+        return a->mlp == VP_MLP_GEGLU ? "q k v o wo lm_head" : "q k v o wi wo lm_head";
+    case VP_KIND_VIT: return "qkv proj fc1 fc2 dense";              /* timm Attention/Mlp; HF ViT dense */
+    case VP_KIND_DIT: return "to_q to_k to_v to_out.0 proj";        /* diffusers Attention, ff.net.0.proj */
+    case VP_KIND_DECODER: break;
+    }
+    if (!strcmp(a->model_type, "custom") || !a->model_type[0]) return NULL;
+    if (a->fused_qkv) return "qkv_proj o_proj gate_up_proj down_proj lm_head"; /* phi3 */
+    if (!strcmp(a->model_type, "mixtral")) return "q_proj k_proj v_proj o_proj lm_head"; /* experts: w1 w2 w3 */
+    if (!strcmp(a->model_type, "qwen2_vl"))
+        return "q_proj k_proj v_proj o_proj gate_proj up_proj down_proj lm_head qkv proj fc1 fc2";
+    return "q_proj k_proj v_proj o_proj gate_proj up_proj down_proj lm_head";
+}
+
+static int has_word(const char *list, const char *w) {
+    size_t n = strlen(w);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ' ');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, w, n)) return 1;
+        p += len;
+        while (*p == ' ') p++;
+    }
+    return 0;
+}
+
+/* arch: the instance's model when known (NULL for one that shares another's weights): PEFT raises
+ * ValueError "Target modules {...} not found in the base model" when no target matches a module. */
+static vp_status parse_targets(const cJSON *arr, const char *path, const vp_arch *arch, unsigned *out, vp_error *err) {
     static const struct { const char *name; unsigned bit; } names[] = {
         {"q_proj", VP_T_Q}, {"k_proj", VP_T_K}, {"v_proj", VP_T_V}, {"o_proj", VP_T_O},
         {"gate_proj", VP_T_GATE}, {"up_proj", VP_T_UP}, {"down_proj", VP_T_DOWN},
@@ -56,6 +94,15 @@ static vp_status parse_targets(const cJSON *arr, const char *path, unsigned *out
         }
     }
     if (!bits) return vp_fail(err, VP_ERR_FIELD, path, "%s must name at least one module", path);
+    const char *mods = arch ? family_modules(arch) : NULL;
+    if (mods) {
+        int matched = 0;
+        cJSON_ArrayForEach(it, arr) matched |= !strcmp(it->valuestring, "all-linear") || has_word(mods, it->valuestring);
+        if (!matched)
+            return vp_fail(err, VP_ERR_FIELD, path,
+                           "%s: no such module in a %s model, so PEFT raises \"Target modules ... not found in the base "
+                           "model\" (its linear modules: %s)", path, arch->model_type, mods);
+    }
     *out = bits;
     return VP_OK;
 }
@@ -129,7 +176,7 @@ static vp_status parse_finetune(const cJSON *f, const char *p, vp_instance *in, 
         if (t) {
             char tp[128];
             vp_path_key(tp, sizeof tp, path, "targets");
-            if ((st = parse_targets(t, tp, &in->lora_targets, err))) return st;
+            if ((st = parse_targets(t, tp, in->arch.model_type[0] ? &in->arch : NULL, &in->lora_targets, err))) return st;
         }
     }
     const cJSON *ad = cJSON_GetObjectItemCaseSensitive(f, "adapter");
@@ -313,19 +360,34 @@ static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
 }
 
 static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan *plan, vp_error *err) {
-    static const char *const keys[] = {"gpu", "probe", "device", "count", "nodes", "capacity_bytes", "cpu_ram_bytes", NULL};
+    static const char *const keys[] = {"gpu", "probe", "device", "mig_instance", "count", "nodes", "capacity_bytes",
+                                       "cpu_ram_bytes", NULL};
     vp_status st;
     const char *p = "hardware";
     plan->gpu_count = 1;
     plan->nodes = 1;
     const cJSON *gpu_id = NULL, *probe = NULL;
-    int64_t dev = 0, cap = 0;
+    int64_t dev = 0, cap = 0, mig = -1;
     if (h) {
         if ((st = vp_json_only_keys(h, p, keys, err))) return st;
         gpu_id = cJSON_GetObjectItemCaseSensitive(h, "gpu");
         probe = cJSON_GetObjectItemCaseSensitive(h, "probe");
+        if (cJSON_IsNull(gpu_id)) gpu_id = NULL;
+        if (cJSON_IsNull(probe)) probe = NULL;
+        /* two descriptions of the GPU: refuse rather than silently pick one */
+        if (gpu_id && probe)
+            return vp_fail(err, VP_ERR_FIELD, "hardware.gpu",
+                           "hardware.gpu and hardware.probe both describe the GPU: give one (the probe file is the "
+                           "measured GPU, hardware.gpu a preset)");
         if ((st = vp_json_opt_int(h, p, "count", 1, VP_MAX_GPUS, &plan->gpu_count, err))) return st;
         if ((st = vp_json_opt_int(h, p, "device", 0, 1024, &dev, err))) return st;
+        if ((st = vp_json_opt_int(h, p, "mig_instance", 0, 63, &mig, err))) return st;
+        if (!probe && (dev || cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(h, "device"))))
+            return vp_fail(err, VP_ERR_FIELD, "hardware.device",
+                           "hardware.device picks a GPU of a probe file; this plan has no hardware.probe");
+        if (!probe && mig >= 0)
+            return vp_fail(err, VP_ERR_FIELD, "hardware.mig_instance",
+                           "hardware.mig_instance picks a MIG instance of a probe file; this plan has no hardware.probe");
         if ((st = vp_json_opt_int(h, p, "capacity_bytes", 1, (int64_t)1 << 44, &cap, err))) return st;
         if ((st = vp_json_opt_int(h, p, "nodes", 1, 100000, &plan->nodes, err))) return st;
         int64_t ram = 0;
@@ -334,7 +396,16 @@ static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan 
     }
     if (probe) {
         int n = 0;
-        if ((st = vp_gpu_from_probe(probe, "hardware.probe", (int)dev, &plan->gpu, &n, err))) return st;
+        if ((st = vp_gpu_from_probe(probe, "hardware.probe", (int)dev, (int)mig, &plan->gpu, &n, err))) return st;
+        if (plan->gpu.mig_count) {
+            char msg[200], gib[32];
+            vp_fmt_bytes(gib, sizeof gib, (double)plan->gpu.cuda_total_bytes);
+            snprintf(msg, sizeof msg,
+                     "MIG is on: CUDA can use one MIG instance, not the whole GPU; planning against instance %d (%s)%s of %d%s.",
+                     plan->gpu.mig_instance, gib, mig < 0 ? ", the smallest" : "", plan->gpu.mig_count,
+                     mig < 0 ? " (pick another with hardware.mig_instance)" : "");
+            plan_warn(plan, msg);
+        }
         /* a probe file describes the node: its GPU count is the node's unless the plan says otherwise */
         if (!cJSON_GetObjectItemCaseSensitive(h, "count")) plan->gpu_count = n < VP_MAX_GPUS ? n : VP_MAX_GPUS;
         else if (plan->gpu_count > n) {
@@ -358,8 +429,6 @@ static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan 
             return vp_fail(err, VP_ERR_UNSUPPORTED, "hardware.gpu", "hardware.gpu: no GPU preset \"%s\" (list them with `vramplan gpus`)", shown);
         }
     }
-    if (dev && !probe)
-        return vp_fail(err, VP_ERR_FIELD, "hardware.device", "hardware.device picks a GPU of a probe file; this plan has no hardware.probe");
     if (cap) {
         plan->gpu.cuda_total_bytes = (uint64_t)cap;
         plan->gpu.memory_bytes = (uint64_t)cap;
@@ -395,10 +464,6 @@ vp_status vp_plan_check_magnitudes(const vp_plan *plan, vp_error *err) {
     return VP_OK;
 }
 
-static void plan_warn(vp_plan *plan, const char *msg) {
-    if (plan->n_warnings < 4) vp_strlcpy(plan->warnings[plan->n_warnings++], msg, sizeof plan->warnings[0]);
-}
-
 static vp_status parse_parallel(const cJSON *o, vp_plan *plan, vp_error *err) {
     static const char *const keys[] = {"dp", "tp", "pp", "vpp", "ep", "sp", "microbatches", "zero", "framework", "fsdp",
                                        "offload_optimizer", "offload_params", "activation_offload",
@@ -428,6 +493,11 @@ static vp_status parse_parallel(const cJSON *o, vp_plan *plan, vp_error *err) {
     if ((st = vp_json_opt_enum(o, b, "fsdp", fsdps, &fs, err))) return st;
     p->framework = (vp_framework)fw;
     p->fsdp = (vp_fsdp)fs;
+    /* FSDP and DeepSpeed ZeRO are two ways to shard the same states: a plan gets one */
+    if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "fsdp")) && cJSON_GetObjectItemCaseSensitive(o, "fsdp") && p->zero)
+        return vp_fail(err, VP_ERR_FIELD, "parallel.zero",
+                       "parallel.zero = %d (DeepSpeed ZeRO) and parallel.fsdp (PyTorch FSDP) both shard the model: give one",
+                       p->zero);
     if (cJSON_GetObjectItemCaseSensitive(o, "fsdp") && !cJSON_GetObjectItemCaseSensitive(o, "framework")) p->framework = VP_FW_FSDP;
     if (p->zero && !cJSON_GetObjectItemCaseSensitive(o, "framework")) p->framework = VP_FW_DEEPSPEED;
     if ((st = vp_json_opt_bool(o, b, "sp", &p->sp, err))) return st;
@@ -440,6 +510,33 @@ static vp_status parse_parallel(const cJSON *o, vp_plan *plan, vp_error *err) {
     if ((st = vp_json_opt_int(o, b, "reduce_bucket_size", 1, (int64_t)1 << 40, &p->reduce_bucket, err))) return st;
     if ((st = vp_json_opt_int(o, b, "allgather_bucket_size", 1, (int64_t)1 << 40, &p->allgather_bucket, err))) return st;
     return VP_OK;
+}
+
+/* GPUs the hardware has but the plan leaves unused: the sharded instances run on the first
+ * dp × tp × pp ranks, the others on the GPU they are placed on or stream through. */
+static void warn_idle_gpus(vp_plan *plan) {
+    const vp_parallel *p = &plan->par;
+    int64_t world = p->dp * p->tp * p->pp, total = plan->gpu_count * plan->nodes;
+    int sharded = 0;
+    for (int i = 0; i < plan->n_instances; i++) sharded |= plan->inst[i].sharded && !plan->inst[i].stream_from_cpu;
+    int64_t used = 0;
+    for (int64_t g = 0; g < plan->gpu_count && g < VP_MAX_GPUS; g++) {
+        int u = sharded && g < world;
+        for (int i = 0; i < plan->n_instances; i++) {
+            const vp_instance *in = &plan->inst[i];
+            u |= (!in->sharded && in->device == g) || in->stream_from_cpu - 1 == g;
+        }
+        used += u;
+    }
+    if (sharded && world > plan->gpu_count) used += world - plan->gpu_count; /* ranks on the other nodes */
+    if (used >= total) return;
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "%lld of the %lld GPUs stay idle: dp × tp × pp = %lld × %lld × %lld = %lld and no instance is placed on the "
+             "others; use them with parallel.dp (dp × tp × pp = %lld) or lower hardware.count.",
+             (long long)(total - used), (long long)total, (long long)p->dp, (long long)p->tp, (long long)p->pp,
+             (long long)world, (long long)total);
+    plan_warn(plan, msg);
 }
 
 /* Checks that need the whole plan: the layout must exist and divide the models. */
@@ -486,21 +583,89 @@ static vp_status validate_layout(vp_plan *plan, vp_error *err) {
         if (m < p->pp)
             plan_warn(plan, "Fewer micro-batches than pipeline stages: the pipeline bubble dominates (set grad_accum or parallel.microbatches >= pp).");
     }
+    warn_idle_gpus(plan);
+    return VP_OK;
+}
+
+/* "runtime": the process's allocator settings. pytorch_cuda_alloc_conf is PYTORCH_CUDA_ALLOC_CONF as
+ * the job sets it (alloc_conf.c reads it the way PyTorch's AllocatorConfig does). */
+static vp_status parse_runtime(const cJSON *o, vp_plan *plan, vp_error *err) {
+    static const char *const keys[] = {"pytorch_cuda_alloc_conf", NULL};
+    vp_alloc_conf_default(&plan->alloc_conf);
+    plan->alloc_conf_text[0] = '\0';
+    if (!o) return VP_OK;
+    if (!cJSON_IsObject(o)) return vp_fail(err, VP_ERR_FIELD, "runtime", "runtime must be an object");
+    vp_status st = vp_json_only_keys(o, "runtime", keys, err);
+    if (st) return st;
+    if ((st = vp_json_opt_str(o, "runtime", "pytorch_cuda_alloc_conf", plan->alloc_conf_text, sizeof plan->alloc_conf_text, err)))
+        return st;
+    return vp_alloc_conf_parse(plan->alloc_conf_text, "runtime.pytorch_cuda_alloc_conf", &plan->alloc_conf, err);
+}
+
+/* Instances are referred to by name (shares_weights_with, the breakdown): two with one name are
+ * ambiguous. Names default to the role, so two unnamed instances of one role collide too. */
+static vp_status check_names(const vp_plan *plan, vp_error *err) {
+    for (int i = 1; i < plan->n_instances; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(plan->inst[i].name, plan->inst[j].name)) {
+                char ip[64];
+                snprintf(ip, sizeof ip, "instances[%d].name", i);
+                return vp_fail(err, VP_ERR_FIELD, ip,
+                               "%s: instances[%d] is already called \"%s\" (a name defaults to the role); give each instance "
+                               "its own name", ip, j, plan->inst[i].name);
+            }
+    return VP_OK;
+}
+
+/* Jobs the real stack refuses to start (each names the field to change):
+ *  - a full fine-tune whose freeze list covers every parameter: torch.optim raises "optimizer got an
+ *    empty parameter list";
+ *  - more tokens than a model with learned absolute positions has (GPT-2 n_positions): its position
+ *    embedding lookup raises "index out of range in self". Rotary (llama...), relative (t5) and patch
+ *    (vit, cogvideox) positions have no such table. */
+static vp_status check_trainable(const vp_plan *plan, vp_error *err) {
+    for (int i = 0; i < plan->n_instances; i++) {
+        const vp_instance *in = &plan->inst[i];
+        char ip[96];
+        if (in->ft == VP_FT_FULL && in->freeze &&
+            (in->activations == VP_ACT_TRAIN || in->activations == VP_ACT_KEEP_GRAPH)) {
+            vp_weights w;
+            vp_weights_compute(in, &w);
+            if (w.trainable <= 0) {
+                snprintf(ip, sizeof ip, "instances[%d].finetune.freeze", i);
+                return vp_fail(err, VP_ERR_FIELD, ip,
+                               "%s freezes every parameter of \"%s\": its optimizer would get none (torch.optim raises "
+                               "\"optimizer got an empty parameter list\"); use finetune.method \"frozen\" for a model that "
+                               "does not train", ip, in->name);
+            }
+        }
+        const int64_t pos = in->arch.positions;
+        if (pos <= 0) continue;
+        if (plan->seq > pos)
+            return vp_fail(err, VP_ERR_RANGE, "workload.seq",
+                           "workload.seq = %lld is longer than the %lld positions \"%s\" (%s) has learned (n_positions): "
+                           "its position embedding raises \"index out of range\"", (long long)plan->seq, (long long)pos,
+                           in->name, in->arch.model_type);
+        if (plan->mode == VP_MODE_INFER && plan->seq + plan->new_tokens > pos)
+            return vp_fail(err, VP_ERR_RANGE, "workload.new_tokens",
+                           "workload.seq + new_tokens = %lld + %lld is more than the %lld positions \"%s\" (%s) has learned "
+                           "(n_positions): generation past them raises \"index out of range\"", (long long)plan->seq,
+                           (long long)plan->new_tokens, (long long)pos, in->name, in->arch.model_type);
+    }
     return VP_OK;
 }
 
 vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *err) {
-    static const char *const keys[] = {"schema", "workload", "instances", "hardware", "parallel", "name", "note", NULL};
+    static const char *const keys[] = {"schema", "workload", "instances", "hardware", "parallel", "runtime", "name", "note", NULL};
     vp_error_clear(err);
     if (!json) {
         vp_fail(err, VP_ERR_JSON, "", "no plan given");
         return NULL;
     }
-    cJSON *root = cJSON_ParseWithOpts(json, NULL, 1); /* 1: nothing may follow the plan */
-    if (!root) {
-        vp_fail(err, VP_ERR_JSON, "", "the plan is not valid JSON (or has text after its closing brace)");
-        return NULL;
-    }
+    /* strict JSON: line and column of a syntax error, UTF-8 only, no key given twice in any object
+     * (hf_config and probe included), no \u0000, nothing after the closing brace (json_text.c) */
+    cJSON *root = vp_json_parse(json, err);
+    if (!root) return NULL;
     vp_plan *plan = calloc(1, sizeof *plan);
     vp_status st = VP_OK;
     if (!plan) {
@@ -542,6 +707,7 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
         i++;
     }
     plan->n_instances = i;
+    if ((st = check_names(plan, err))) goto done;
     /* resolve shares_weights_with (by name) and count parameters */
     i = 0;
     cJSON_ArrayForEach(it, insts) {
@@ -580,10 +746,19 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
                          (long long)plan->gpu_count);
             goto done;
         }
+        if (plan->inst[i].stream_from_cpu > plan->gpu_count) {
+            char ip[96];
+            snprintf(ip, sizeof ip, "instances[%d].placement.stream_to", i);
+            st = vp_fail(err, VP_ERR_RANGE, ip, "%s = %d, but the hardware has %lld GPU(s)", ip,
+                         plan->inst[i].stream_from_cpu - 1, (long long)plan->gpu_count);
+            goto done;
+        }
     }
+    if ((st = check_trainable(plan, err))) goto done;
     if ((st = vp_plan_check_magnitudes(plan, err))) goto done;
     if ((st = parse_parallel(cJSON_GetObjectItemCaseSensitive(root, "parallel"), plan, err))) goto done;
     if ((st = validate_layout(plan, err))) goto done;
+    if ((st = parse_runtime(cJSON_GetObjectItemCaseSensitive(root, "runtime"), plan, err))) goto done;
     if (plan->mode == VP_MODE_TRAIN || plan->seq == 0) {
         for (i = 0; i < plan->n_instances; i++) {
             vp_kind k = plan->inst[i].arch.kind;

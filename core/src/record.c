@@ -15,13 +15,38 @@ static vp_status wl_int(const cJSON *w, const char *key, int64_t lo, int64_t hi,
     return VP_OK;
 }
 
+#define MAX_MEASURED_BYTES (1LL << 50) /* 1 PiB: far above any GPU */
+
+/* What was measured (shared/groundtruth/README.md "measured"): not needed for the plan, but a record
+ * whose numbers are not numbers must not become a NaN% row or silently leave the statistics. Each
+ * given value is a whole, finite, positive byte or parameter count. */
+static vp_status check_measured(const cJSON *m, vp_error *err) {
+    static const char *const bytes[] = {"peak_alloc", "peak_reserved", "after_load_alloc", "after_backward_alloc",
+                                        "after_step_alloc", "context_bytes", "nonpytorch_bytes", "total_bytes", NULL};
+    if (!m) return VP_OK;
+    if (!cJSON_IsObject(m)) return vp_fail(err, VP_ERR_FIELD, "measured", "measured must be an object");
+    vp_status st;
+    int oom = 0;
+    if ((st = vp_json_opt_bool(m, "measured", "oom", &oom, err))) return st;
+    for (int i = 0; bytes[i]; i++) {
+        int64_t v = 0;
+        /* an OOM run's peak is what was allocated when it failed: it may be 0 */
+        int64_t lo = (oom && i == 0) || i == 5 || i == 6 ? 0 : 1;
+        if ((st = vp_json_opt_int(m, "measured", bytes[i], lo, MAX_MEASURED_BYTES, &v, err))) return st;
+    }
+    int64_t v = 0;
+    if ((st = vp_json_opt_int(m, "measured", "params_total", 1, 1000000000000000LL, &v, err))) return st;
+    if ((st = vp_json_opt_int(m, "measured", "params_trainable", 0, 1000000000000000LL, &v, err))) return st;
+    if (!oom && !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(m, "peak_alloc")))
+        return vp_fail(err, VP_ERR_FIELD, "measured.peak_alloc",
+                       "missing required field measured.peak_alloc (the measured peak, bytes; or measured.oom: true)");
+    return VP_OK;
+}
+
 char *vp_record_to_plan_json(const char *record_json, vp_error *err) {
     vp_error_clear(err);
-    cJSON *rec = record_json ? cJSON_ParseWithOpts(record_json, NULL, 1) : NULL;
-    if (!rec) {
-        vp_fail(err, VP_ERR_JSON, "", "the record is not valid JSON");
-        return NULL;
-    }
+    cJSON *rec = vp_json_parse(record_json, err); /* strict: json_text.c */
+    if (!rec) return NULL;
     cJSON *plan = cJSON_CreateObject();
     char *out = NULL;
     vp_status st = VP_OK;
@@ -36,6 +61,7 @@ char *vp_record_to_plan_json(const char *record_json, vp_error *err) {
         st = vp_fail(err, VP_ERR_FIELD, "workload", "missing required object workload");
         goto done;
     }
+    if ((st = check_measured(meas, err))) goto done;
     static const char *const modes[] = {"fp32", "amp_bf16", "bf16", "infer", NULL};
     int mode = 0;
     if (!cJSON_GetObjectItemCaseSensitive(w, "mode")) {
@@ -124,9 +150,14 @@ char *vp_record_to_plan_json(const char *record_json, vp_error *err) {
     }
     cJSON *hw = cJSON_AddObjectToObject(plan, "hardware");
     cJSON_AddStringToObject(hw, "gpu", "h100-sxm-80gb");
+    /* the measured GPU's CUDA total (checked above; the plan format takes up to 2^44) */
     const cJSON *tb = cJSON_GetObjectItemCaseSensitive(meas, "total_bytes");
-    if (cJSON_IsNumber(tb) && tb->valuedouble >= 1 && tb->valuedouble < 17592186044416.0)
-        cJSON_AddNumberToObject(hw, "capacity_bytes", tb->valuedouble);
+    if (cJSON_IsNumber(tb) && tb->valuedouble > 17592186044416.0) {
+        st = vp_fail(err, VP_ERR_RANGE, "measured.total_bytes", "measured.total_bytes = %.6g is more than 16 TiB; not a GPU",
+                     tb->valuedouble);
+        goto done;
+    }
+    if (cJSON_IsNumber(tb)) cJSON_AddNumberToObject(hw, "capacity_bytes", tb->valuedouble);
     out = cJSON_PrintUnformatted(plan);
     if (!out) st = vp_fail(err, VP_ERR_NOMEM, "", "out of memory");
 done:

@@ -15,11 +15,8 @@ vp_registry *vp_registry_from_json(const char *json, vp_error *err) {
         vp_fail(err, VP_ERR_JSON, "", "no preset bundle given");
         return NULL;
     }
-    cJSON *root = cJSON_ParseWithOpts(json, NULL, 1);
-    if (!root) {
-        vp_fail(err, VP_ERR_JSON, "", "the preset bundle is not valid JSON");
-        return NULL;
-    }
+    cJSON *root = vp_json_parse(json, err); /* strict: json_text.c */
+    if (!root) return NULL;
     const char *lists[] = {"models", "gpus"};
     for (int i = 0; i < 2; i++) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, lists[i]);

@@ -38,6 +38,18 @@ vp_status vp_json_opt_str(const cJSON *obj, const char *base, const char *key, c
 /* Every key of obj must be in allowed (NULL-terminated). */
 vp_status vp_json_only_keys(const cJSON *obj, const char *base, const char *const *allowed, vp_error *err);
 
+/* Strict JSON text (RFC 8259) -> cJSON tree (json_text.c). NULL and err filled, naming the line and
+ * column (and the JSON path of the field, when there is one) on: a syntax error, text after the
+ * value, bytes that are not UTF-8, \u0000 or an unpaired surrogate, a key given twice in any object,
+ * a number JSON does not allow (+1, 01, .5) or longer than 63 characters, nesting deeper than 512. */
+cJSON *vp_json_parse(const char *text, vp_error *err);
+/* Is s[0..n) valid UTF-8 (no overlong forms, surrogates or code points above U+10FFFF)? */
+int vp_utf8_valid(const char *s, size_t n);
+/* Replace every byte that is not part of a valid UTF-8 sequence with '?'. */
+void vp_utf8_scrub(char *s);
+/* The largest length <= n at which s (valid UTF-8) can be cut without splitting a character. */
+size_t vp_utf8_cut(const char *s, size_t n);
+
 /* "1.24B", "41.9M", "896" */
 void vp_fmt_count(char *dst, size_t n, double count);
 /* "12.3 GiB", "512 MiB", "3.0 KiB" */

@@ -5,7 +5,8 @@
  * does not fit is timed with vp_estimate_with_suggestions / vp_estimate_with_suggestions_json (what
  * `vramplan estimate` runs): each suggestion is one more estimate of a changed plan, so it is printed
  * on its own line.
- * usage: bench_estimate [ITERATIONS]  (default 20000) */
+ * usage: bench_estimate [ITERATIONS]  (default 50: an estimate replays the step through the allocator
+ * model, about 0.2-5 ms each) */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ static double now_us(void) {
 }
 
 int main(int argc, char **argv) {
-    long iters = argc > 1 ? strtol(argv[1], NULL, 10) : 20000;
+    long iters = argc > 1 ? strtol(argv[1], NULL, 10) : 50;
     if (iters < 1) iters = 1;
     vp_error err;
     vp_registry *reg = vp_registry_builtin(&err);

@@ -1,0 +1,112 @@
+/* plan_edit.c: the workload value that fit and sweep vary (batch, seq, new_tokens) on a parsed plan,
+ * with the plan format's checks, and the largest value a search may try. */
+#include <stdio.h>
+#include <string.h>
+
+#include "planning.h"
+#include "util.h"
+
+/* The ranges of workload.batch / seq / new_tokens in the plan format (docs/schema/plan.md; MAX_BATCH
+ * and MAX_TOKENS in plan_parse.c; tests/core/test_fit.c checks that the parser takes these and refuses
+ * one more). */
+#define EDIT_MAX_BATCH 1048576LL
+#define EDIT_MAX_TOKENS 16777216LL
+/* plan_parse.c check_magnitudes: batch × (seq + new_tokens + dec_seq) <= 2^32 tokens per step */
+#define EDIT_MAX_STEP_TOKENS 4294967296LL
+
+static const char *const k_field_names[] = {"batch", "seq", "new_tokens"};
+
+const char *vp_field_name(vp_field f) { return (unsigned)f < 3 ? k_field_names[f] : "?"; }
+
+vp_status vp_field_from_name(const char *name, vp_field *out, vp_error *err) {
+    if (name) {
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(name, k_field_names[i])) {
+                *out = (vp_field)i;
+                return VP_OK;
+            }
+        if (!strcmp(name, "new-tokens")) {
+            *out = VP_FIELD_NEW_TOKENS;
+            return VP_OK;
+        }
+    }
+    char shown[32];
+    vp_strlcpy(shown, name ? name : "(none)", sizeof shown);
+    return vp_fail(err, VP_ERR_FIELD, "field", "\"%s\" is not a workload value to search: batch, seq or new_tokens", shown);
+}
+
+static int64_t *slot(vp_plan *p, vp_field f) {
+    return f == VP_FIELD_BATCH ? &p->batch : f == VP_FIELD_SEQ ? &p->seq : &p->new_tokens;
+}
+
+int64_t vp_plan_field_get(const vp_plan *plan, vp_field f) {
+    return f == VP_FIELD_BATCH ? plan->batch : f == VP_FIELD_SEQ ? plan->seq : plan->new_tokens;
+}
+
+static vp_status applies(const vp_plan *plan, vp_field f, vp_error *err) {
+    if (f == VP_FIELD_NEW_TOKENS && plan->mode != VP_MODE_INFER)
+        return vp_fail(err, VP_ERR_FIELD, "workload.new_tokens",
+                       "workload.new_tokens is the number of generated tokens of an inference plan (workload.mode "
+                       "\"infer\"); this plan trains: search batch or seq");
+    if (f == VP_FIELD_SEQ) {
+        for (int i = 0; i < plan->n_instances; i++) {
+            vp_kind k = plan->inst[i].arch.kind;
+            if (k != VP_KIND_VIT && k != VP_KIND_DIT) return VP_OK;
+        }
+        return vp_fail(err, VP_ERR_FIELD, "workload.seq",
+                       "every model of this plan takes images or video (patch tokens from image_size and frames), "
+                       "so workload.seq does not change its memory: search batch");
+    }
+    return VP_OK;
+}
+
+vp_status vp_plan_field_limit(const vp_plan *plan, vp_field f, int64_t *limit, char *why, size_t n, vp_error *err) {
+    vp_status st = applies(plan, f, err);
+    if (st) return st;
+    const char *name = vp_field_name(f);
+    int64_t lim = f == VP_FIELD_BATCH ? EDIT_MAX_BATCH : EDIT_MAX_TOKENS;
+    snprintf(why, n, "workload.%s can be at most %lld in a plan", name, (long long)lim);
+    /* tokens per step, the other two values fixed */
+    int64_t others = f == VP_FIELD_BATCH ? plan->seq + plan->new_tokens + plan->dec_seq : 0;
+    int64_t tok_lim = f == VP_FIELD_BATCH
+                          ? EDIT_MAX_STEP_TOKENS / (others > 0 ? others : 1)
+                          : EDIT_MAX_STEP_TOKENS / plan->batch - plan->dec_seq -
+                                (f == VP_FIELD_SEQ ? plan->new_tokens : plan->seq);
+    if (tok_lim < lim) {
+        lim = tok_lim;
+        snprintf(why, n, "batch × (seq + new_tokens + dec_seq) can be at most 2^32 tokens per step in a plan");
+    }
+    /* learned absolute positions (gpt2 n_positions): the prompt and the generated tokens share them */
+    if (f != VP_FIELD_BATCH)
+        for (int i = 0; i < plan->n_instances; i++) {
+            const vp_instance *in = &plan->inst[i];
+            int64_t pos = in->arch.positions;
+            if (pos <= 0) continue;
+            int64_t p_lim = f == VP_FIELD_SEQ ? pos - (plan->mode == VP_MODE_INFER ? plan->new_tokens : 0) : pos - plan->seq;
+            if (p_lim < lim) {
+                lim = p_lim;
+                snprintf(why, n, "instance \"%.40s\" (%s) has %lld learned positions for %s", in->name, in->arch.model_type,
+                         (long long)pos, plan->mode == VP_MODE_INFER ? "seq + new_tokens" : "seq");
+            }
+        }
+    if (lim < 1) lim = 0; /* no value fits the limits (e.g. the prompt already fills the positions) */
+    *limit = lim;
+    return VP_OK;
+}
+
+vp_status vp_plan_field_set(vp_plan *plan, vp_field f, int64_t v, vp_error *err) {
+    char path[40];
+    snprintf(path, sizeof path, "workload.%s", vp_field_name(f));
+    int64_t lo = f == VP_FIELD_NEW_TOKENS ? 0 : 1, hi = f == VP_FIELD_BATCH ? EDIT_MAX_BATCH : EDIT_MAX_TOKENS;
+    if (v < lo || v > hi)
+        return vp_fail(err, VP_ERR_RANGE, path, "%s = %lld is out of range [%lld, %lld]", path, (long long)v, (long long)lo,
+                       (long long)hi);
+    int64_t *s = slot(plan, f), old = *s;
+    *s = v;
+    vp_status st = vp_plan_check_magnitudes(plan, err);
+    if (st) {
+        *s = old;
+        if (err) vp_strlcpy(err->path, path, sizeof err->path);
+    }
+    return st;
+}
