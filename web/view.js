@@ -184,16 +184,13 @@ function indexRanges(list) {
 }
 
 /**
- * One scale for every bar: the largest of what a GPU offers and what any device holds.
- * (A CPU's RAM size is left out: a 2 TiB node would shrink every GPU bar to a sliver; its
- * limit is written out instead when it is off the scale.)
+ * The bar scale of a set of devices: the largest of what one offers and what one holds. GPUs
+ * share one scale, so GPU 0 and GPU 1 compare at a glance; CPU RAM gets its own (offloaded
+ * optimizer states or a 2 TiB node would otherwise shrink every GPU bar to a sliver).
  */
 function deviceScale(devices) {
   let scale = 1;
-  for (const d of devices) {
-    scale = Math.max(scale, d.peak_alloc_bytes || 0, d.nvidia_smi_bytes || 0);
-    if (d.kind !== 'cpu') scale = Math.max(scale, d.capacity_bytes || 0);
-  }
+  for (const d of devices) scale = Math.max(scale, d.peak_alloc_bytes || 0, d.nvidia_smi_bytes || 0, d.capacity_bytes || 0);
   return scale;
 }
 
@@ -209,8 +206,8 @@ function renderDevice(d, est, scale, same) {
     title: `${componentLabel(c, manyInstances)}: ${fmtBytes(c.bytes)}`,
   }));
   const markers = [];
-  const limitOnScale = d.usable_bytes && d.usable_bytes <= scale;
-  if (limitOnScale) {
+  const hasLimit = !!d.usable_bytes;
+  if (hasLimit) {
     markers.push(h('span', { class: 'marker usable', style: { left: pct(d.usable_bytes) }, title: `usable: ${fmtBytes(d.usable_bytes)}` }));
   }
   if (d.nvidia_smi_bytes) {
@@ -252,7 +249,7 @@ function renderDevice(d, est, scale, same) {
   const facts = cpu
     ? [`${fmtBytes(d.peak_alloc_bytes)} in RAM · `,
       d.capacity_bytes ? `${fmtBytes(d.capacity_bytes)} per node` : 'RAM size not given (Hardware → CPU RAM)',
-      d.usable_bytes && !limitOnScale ? ' (its limit is off this scale)' : '']
+      ' · bar on its own scale']
     : [`${fmtBytes(d.peak_alloc_bytes)} allocated · ${fmtBytes(d.nvidia_smi_bytes)} in nvidia-smi · `,
       `${fmtBytes(d.capacity_bytes)} offered by CUDA`,
       d.context_bytes ? ` · CUDA context ${fmtBytes(d.context_bytes)}` : ''];
@@ -265,7 +262,7 @@ function renderDevice(d, est, scale, same) {
       h('p', { class: 'muted' }, facts)),
     bar,
     h('p', { class: 'legend muted' },
-      limitOnScale ? h('span', { class: 'key usable' }, cpu ? 'RAM limit' : 'usable limit') : null, ' ',
+      hasLimit ? h('span', { class: 'key usable' }, cpu ? 'RAM limit' : 'usable limit') : null, ' ',
       d.nvidia_smi_bytes ? h('span', { class: 'key smi' }, 'nvidia-smi') : null),
     table,
     h('h4', {}, 'Timeline'),
@@ -273,12 +270,12 @@ function renderDevice(d, est, scale, same) {
 }
 
 /**
- * Everything below the verdict: one card per device, side by side on one scale (GPUs, then
- * CPU RAM). GPUs whose numbers are all identical are drawn once ("same on GPU 1–7").
+ * Everything below the verdict: one card per device, side by side (GPUs on one scale, then
+ * CPU RAM on its own). GPUs whose numbers are all identical are drawn once ("same on GPU 1–7").
  */
 export function renderDevices(root, est) {
   const devices = est.devices || [];
-  const scale = deviceScale(devices);
+  const gpuScale = deviceScale(devices.filter((d) => d.kind !== 'cpu'));
   const groups = [];
   const byKey = new Map();
   for (const d of devices) {
@@ -291,7 +288,7 @@ export function renderDevices(root, est) {
     if (key) byKey.set(key, g);
     groups.push(g);
   }
-  const cards = groups.map((g) => renderDevice(g.d, est, scale, g.same));
+  const cards = groups.map((g) => renderDevice(g.d, est, g.d.kind === 'cpu' ? deviceScale([g.d]) : gpuScale, g.same));
   root.replaceChildren(...instanceLine(est),
     h('div', { class: `device-grid${cards.length > 1 ? ' many' : ''}` }, cards));
 }

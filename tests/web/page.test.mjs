@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  useBrowser, FIX, PROBE_FIX, estimates, settled, choose, shot, assertClean, linkFor, dropText, peakBytes, reservedBytes,
+  useBrowser, wasmEstimate, FIX, PROBE_FIX, estimates, settled, choose, shot, assertClean, linkFor, dropText, peakBytes, reservedBytes,
 } from './browser.mjs';
 
 const B = useBrowser();
@@ -164,6 +164,37 @@ test('train → inference keeps QLoRA\'s 4-bit base weights and says so', async 
   await settled(page, n);
   assert.equal((await page.evaluate(() => window.__vramplan.plan())).instances[0].quant, 'nf4');
   assert.ok(await page.isChecked('input[name="finetune"][value="qlora"]'));
+  assertClean(log);
+  await context.close();
+});
+
+test('CPU offload: CPU RAM has its own bar scale, the GPU bar keeps its size', async () => {
+  const { context, page, log } = await B.openPage('', { viewport: { width: 1440, height: 900 } });
+  await page.fill('#preset-search', 'llama 3.1 8b');
+  await page.selectOption('#preset', 'llama-3.1-8b');
+  await page.selectOption('#par-framework', 'deepspeed');
+  await page.selectOption('#par-zero', '2');
+  const n = await estimates(page);
+  await page.check('#par-offload-optimizer');
+  await settled(page, n);
+  await page.waitForSelector('#devices article.device[data-kind="cpu"]');
+  const bars = await page.$$eval('#devices article.device', (cards) => cards.map((c) => {
+    const bar = c.querySelector('.bar').clientWidth;
+    const segs = [...c.querySelectorAll('.seg')].reduce((a, s) => a + s.getBoundingClientRect().width, 0);
+    return { kind: c.dataset.kind, fill: segs / bar };
+  }));
+  // the numbers the page drew: the same WebAssembly build, in Node
+  const { est } = await wasmEstimate(JSON.stringify(await page.evaluate(() => window.__vramplan.plan())));
+  const g = est.devices.find((d) => d.kind !== 'cpu');
+  const c = est.devices.find((d) => d.kind === 'cpu');
+  assert.ok(c.peak_alloc_bytes > g.capacity_bytes, `the CPU holds more than a GPU offers (${c.peak_alloc_bytes})`);
+  const gpuBar = bars.find((b) => b.kind !== 'cpu');
+  const want = g.peak_alloc_bytes / Math.max(g.capacity_bytes, g.nvidia_smi_bytes, g.peak_alloc_bytes);
+  assert.ok(Math.abs(gpuBar.fill - want) < 0.02, `GPU bar drawn on the GPU scale: ${gpuBar.fill.toFixed(3)} of its width, want ${want.toFixed(3)}`);
+  const cpuBar = bars.find((b) => b.kind === 'cpu');
+  assert.ok(cpuBar.fill > 0.9, `CPU RAM bar on its own scale (${cpuBar.fill.toFixed(3)})`);
+  assert.match(await page.textContent('#devices article.device[data-kind="cpu"]'), /own scale/);
+  await shot(page, '22-cpu-offload-scales');
   assertClean(log);
   await context.close();
 });
