@@ -134,12 +134,12 @@ static void references(void **s) {
 /* The GPU of the record: H100 preset with the measured CUDA total as capacity. */
 static void capacity_from_measured(void **s) {
     (void)s;
-    cJSON *p = to_plan(REC_M("{\"mode\":\"fp32\",\"batch\":8,\"seq\":1024}", "{\"total_bytes\":85017493504}"));
+    cJSON *p = to_plan(REC_M("{\"mode\":\"fp32\",\"batch\":8,\"seq\":1024}", "{\"peak_alloc\":17437700096,\"total_bytes\":85017493504}"));
     assert_str_at(p, "hardware.gpu", "h100-sxm-80gb");
     assert_num_at(p, "hardware.capacity_bytes", 85017493504.0);
     cJSON_Delete(p);
     /* an absurd total is not copied */
-    p = to_plan(REC_M("{\"mode\":\"fp32\",\"batch\":8,\"seq\":1024}", "{\"total_bytes\":-5}"));
+    p = to_plan(REC_M("{\"mode\":\"fp32\",\"batch\":8,\"seq\":1024}", "{\"peak_alloc\":17437700096,\"total_bytes\":-5}"));
     assert_null(get(p, "hardware.capacity_bytes"));
     cJSON_Delete(p);
 }
