@@ -33,7 +33,7 @@ store.state = structuredClone(O.DEFAULT_STATE);
 let pinned = null;           // {state, estimate}
 let current = null;          // {state, estimate} of the last good estimate
 let stale = false;           // the last estimate failed: what is drawn is older than the form
-let undoState = null;        // the setup before the last "Apply"
+let undoState = null;        // {state, active} before the last change that offers Undo
 let latestId = 0;
 let estimateTimer = 0;
 let linkTimer = 0;
@@ -188,9 +188,12 @@ async function runEstimate() {
 function render() {
   const est = current.estimate;
   stale = false;
+  // a keyboard "Apply" leaves focus on a button this render replaces: keep it in the list
+  const focusInList = $('suggestions').contains(document.activeElement);
   renderVerdict($('verdict'), est, { source: gpu.sourceLine(store.state) });
   renderMiniVerdict($('mini-verdict'), est);
   renderSuggestions($('suggestions'), est, { canApply: S.canApply });
+  if (focusInList) ($('suggestions').querySelector('ol') || (!$('applied').hidden && $('undo')))?.focus();
   renderDevices($('devices'), est);
   renderWarnings($('warnings'), est);
   for (const id of ['suggestions', 'devices', 'warnings']) $(id).classList.remove('stale');
@@ -198,10 +201,44 @@ function render() {
   renderComparePanel();
 }
 
-// ---- suggestions → form -------------------------------------------------------------------------
+// ---- changes with an Undo: Apply, New setup, a restored setup --------------------------------------
 function hideApplied() {
   undoState = null;
   $('applied').hidden = true;
+}
+
+/** Says what just changed the whole setup, with Undo back to `before` ({state, active}). */
+function offerUndo(text, before) {
+  undoState = before;
+  $('applied-text').textContent = text;
+  $('applied').hidden = false;
+}
+
+/** The page's default setup: DEFAULT_STATE with the preferred preset model and GPU. */
+function defaultSetup() {
+  const s = structuredClone(O.DEFAULT_STATE);
+  s.instances[0].model.preset = pickDefault(store.presets.models, O.PREFERRED_DEFAULTS.preset);
+  s.hardware.gpu = pickDefault(store.presets.gpus, O.PREFERRED_DEFAULTS.gpu);
+  if (!store.presets.models.length) s.instances[0].model.source = 'custom';
+  return s;
+}
+
+/** Puts a whole setup in the form and estimates it. */
+function replaceSetup(s, active = 0) {
+  store.state = s;
+  store.active = active;
+  hideApplied();
+  $('preset-search').value = '';
+  writeForm();
+  scheduleEstimate(0);
+  scheduleLinkUpdate();
+}
+
+function newSetup() {
+  const before = { state: structuredClone(store.state), active: store.active };
+  replaceSetup(defaultSetup());
+  offerUndo('New setup: the page’s defaults.', before);
+  setStatus('New setup.');
 }
 
 function applySuggestionToForm(sugg) {
@@ -210,24 +247,14 @@ function applySuggestionToForm(sugg) {
     setStatus('The form already has that change.');
     return;
   }
-  undoState = { state: structuredClone(store.state), active: store.active };
-  store.state = next;
-  if (store.active >= store.state.instances.length) store.active = store.state.instances.length - 1;
-  writeForm();
-  scheduleEstimate(0);
-  scheduleLinkUpdate();
-  $('applied-text').textContent = `Applied: ${sugg.change}.${skipped.length ? ` (Nothing to change for: ${skipped.join(', ')}.)` : ''}`;
-  $('applied').hidden = false;
+  const before = { state: structuredClone(store.state), active: store.active };
+  replaceSetup(next, Math.min(store.active, next.instances.length - 1));
+  offerUndo(`Applied: ${sugg.change}.${skipped.length ? ` (Nothing to change for: ${skipped.join(', ')}.)` : ''}`, before);
 }
 
-function undoApply() {
+function undo() {
   if (!undoState) return;
-  store.state = undoState.state;
-  store.active = undoState.active;
-  hideApplied();
-  writeForm();
-  scheduleEstimate(0);
-  scheduleLinkUpdate();
+  replaceSetup(undoState.state, undoState.active);
   setStatus('Undone.');
 }
 
@@ -313,13 +340,9 @@ async function copyPlan() {
 async function applyFragment(fragment) {
   try {
     const { state: s, pinned: p } = await decodeShare(fragment);
-    store.state = s;
-    store.active = 0;
-    hideApplied();
-    writeForm();
+    replaceSetup(s);
     $('banner').hidden = true;
     await setPinned(p);
-    scheduleEstimate(0);
     return true;
   } catch (e) {
     const msg = e instanceof ShareError ? e.message : 'The link could not be read.';
@@ -345,7 +368,7 @@ function onChange() {
   scheduleLinkUpdate();
 }
 
-Object.assign(page, { onChange, writeForm, scheduleEstimate, scheduleLinkUpdate, setStatus, hideApplied, core });
+Object.assign(page, { onChange, writeForm, replaceSetup, scheduleEstimate, scheduleLinkUpdate, setStatus, hideApplied, core });
 
 /** Inputs whose own card handles them (not a plain "the form changed"). */
 const OWN_HANDLERS = new Set(['preset-search', 'role', 'add-role']);
@@ -376,7 +399,8 @@ function wire() {
     const sugg = (current.estimate.suggestions || [])[Number(b.dataset.apply)];
     if (sugg) applySuggestionToForm(sugg);
   });
-  $('undo').addEventListener('click', undoApply);
+  $('undo').addEventListener('click', undo);
+  $('new-setup').addEventListener('click', newSetup);
 
   $('copy-link').addEventListener('click', copyLink);
   $('copy-plan').addEventListener('click', copyPlan);
@@ -427,24 +451,26 @@ async function start() {
     store.presets = { models: [], gpus: [] };
   }
   $('version').textContent = `vramplan ${init.version}`;
-  const s = store.state;
-  s.instances[0].model.preset = pickDefault(store.presets.models, O.PREFERRED_DEFAULTS.preset);
-  s.hardware.gpu = pickDefault(store.presets.gpus, O.PREFERRED_DEFAULTS.gpu);
-  if (!store.presets.models.length) s.instances[0].model.source = 'custom';
+  store.state = defaultSetup();
 
-  // A link wins; else the last setup on this browser; else the defaults.
+  // A link wins; else the last setup on this browser (said, with Undo); else the defaults.
   let restored = false;
   if (location.hash.length > 1) restored = await applyFragment(location.hash);
   if (!restored) {
     const saved = localStorage.getItem(STORAGE_KEY) || localStorage.getItem(OLD_STORAGE_KEY);
+    let last = null;
     if (saved) {
       try {
-        const { state: saved2 } = await decodeShare(saved);
-        store.state = saved2;
+        last = (await decodeShare(saved)).state;
       } catch { /* ignore a stale saved setup */ }
     }
-    writeForm();
-    scheduleEstimate(0);
+    const defaults = store.state;
+    if (last && JSON.stringify(last) !== JSON.stringify(defaults)) {
+      replaceSetup(last);
+      offerUndo('Restored your last setup (kept in this browser).', { state: defaults, active: 0 });
+    } else {
+      replaceSetup(defaults);
+    }
   }
   await examplesReady;
 }

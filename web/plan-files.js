@@ -91,12 +91,7 @@ export async function openPlanText(text, label) {
       message: coreMsg ? `The plan has an error: ${coreMsg}` : `The form cannot hold ${res.invalid.slice(0, 3).join(', ')} of this plan.`,
     };
   }
-  store.state = res.state;
-  store.active = 0;
-  page.hideApplied();
-  page.writeForm();
-  page.scheduleEstimate(0);
-  page.scheduleLinkUpdate();
+  page.replaceSetup(res.state);
   const s = store.state;
   const lines = [h('span', {}, `Loaded ${label}${s.name ? `: ${s.name}` : '.'}`)];
   if (s.note) lines.push(h('details', { class: 'note' }, h('summary', {}, 'Note'), h('span', {}, s.note)));

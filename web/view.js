@@ -307,7 +307,7 @@ export function renderSuggestions(root, est, opts = {}) {
   const can = opts.canApply || (() => false);
   root.replaceChildren(h('section', { class: 'suggestions card', 'aria-labelledby': 'suggestions-title' },
     h('h3', { id: 'suggestions-title' }, est.fits ? 'Tight: what would give more room' : 'What to change'),
-    h('ol', {}, list.map((x, i) => h('li', { class: x.fits ? 'fits' : 'nofit', 'data-id': x.id },
+    h('ol', { tabindex: '-1', 'aria-labelledby': 'suggestions-title' }, list.map((x, i) => h('li', { class: x.fits ? 'fits' : 'nofit', 'data-id': x.id },
       h('span', { class: 'badge', title: x.fits ? 'fits after this change' : 'still does not fit' }, x.fits ? '✓' : '✗'),
       h('span', { class: 'change' }, x.change),
       h('span', { class: 'effect muted' },

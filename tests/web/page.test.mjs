@@ -198,3 +198,62 @@ test('CPU offload: CPU RAM has its own bar scale, the GPU bar keeps its size', a
   assertClean(log);
   await context.close();
 });
+
+test('state: "New setup" resets with an Undo; a restored last setup says so; keyboard Apply keeps focus in the list', async () => {
+  const { context, page, log } = await B.openPage();
+  const fresh = await page.evaluate(() => window.__vramplan.state);
+  let n = await estimates(page);
+  await page.fill('#batch', '7');
+  await settled(page, n);
+  await page.selectOption('#add-role', 'reference');
+  n = await estimates(page);
+  await page.click('#add-instance');
+  await settled(page, n);
+  const edited = await page.evaluate(() => window.__vramplan.state);
+  n = await estimates(page);
+  await page.click('#new-setup');
+  await settled(page, n);
+  assert.deepEqual(await page.evaluate(() => window.__vramplan.state), fresh, 'the defaults again');
+  assert.equal(await page.inputValue('#batch'), '4');
+  assert.match(await page.textContent('#applied'), /New setup/);
+  n = await estimates(page);
+  await page.click('#undo');
+  await settled(page, n);
+  assert.deepEqual(await page.evaluate(() => window.__vramplan.state), edited, 'Undo brings the setup back');
+  // the last setup is kept in this browser: a bare URL restores it, and says so
+  await page.waitForFunction(() => localStorage.getItem('vramplan.setup.v2'));
+  await page.waitForTimeout(400);
+  const saved = await page.evaluate(() => localStorage.getItem('vramplan.setup.v2'));
+  assertClean(log);
+  await context.close();
+  const again = await B.openPage('', { storage: { 'vramplan.setup.v2': saved } });
+  assert.deepEqual(await again.page.evaluate(() => window.__vramplan.state), edited);
+  await again.page.waitForSelector('#applied:not([hidden])');
+  assert.match(await again.page.textContent('#applied'), /Restored your last setup/);
+  n = await estimates(again.page);
+  await again.page.click('#undo');
+  await settled(again.page, n);
+  assert.deepEqual(await again.page.evaluate(() => window.__vramplan.state), fresh, 'Undo: the defaults');
+  assertClean(again.log);
+  await again.context.close();
+
+  // keyboard: Enter on an Apply button; focus stays in the suggestions
+  const kb = await B.openPage();
+  await kb.page.selectOption('#preset', 'llama-3.1-8b');
+  await kb.page.selectOption('#gpu', 'a10g');
+  n = await estimates(kb.page);
+  await kb.page.fill('#batch', '8');
+  await settled(kb.page, n);
+  await kb.page.waitForSelector('#suggestions button.apply');
+  await kb.page.focus('#suggestions li:nth-child(2) button.apply');
+  n = await estimates(kb.page);
+  await kb.page.keyboard.press('Enter');
+  await settled(kb.page, n);
+  const focus = await kb.page.evaluate(() => {
+    const a = document.activeElement;
+    return { inList: !!a && (document.getElementById('suggestions').contains(a) || a.id === 'undo'), tag: a?.tagName, id: a?.id };
+  });
+  assert.ok(focus.inList, `focus after a keyboard Apply: ${JSON.stringify(focus)}`);
+  assertClean(kb.log);
+  await kb.context.close();
+});
