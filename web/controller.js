@@ -68,6 +68,7 @@ function writeForm() {
   instances.write(x);
   workload.write(s);
   gpu.write(s);
+  parallel.write(s);
   writeBound(s);
   syncVisibility();
 }
@@ -370,26 +371,20 @@ function onChange() {
 
 Object.assign(page, { onChange, writeForm, replaceSetup, scheduleEstimate, scheduleLinkUpdate, setStatus, hideApplied, core });
 
-/** Inputs whose own card handles them (not a plain "the form changed"). */
-const OWN_HANDLERS = new Set(['preset-search', 'role', 'add-role']);
+/** Inputs whose own card listens to them (not a plain "the form changed"). */
+const OWN_IDS = new Set(['preset-search', 'role', 'add-role', 'par-framework']);
 const OWN_NAMES = new Set(['instance', 'mode']);
+const ownHandled = (t) => t.type === 'file' || !!t.closest?.('#start') || OWN_NAMES.has(t.name) || OWN_IDS.has(t.id);
 
 function wire() {
   const form = $('setup');
-  form.addEventListener('input', (e) => {
-    if (e.target.closest?.('#start') || OWN_NAMES.has(e.target.name) || OWN_HANDLERS.has(e.target.id)) return;
-    onChange();
-  });
-  form.addEventListener('change', (e) => {
-    if (e.target.type === 'file' || e.target.closest?.('#start') || e.target.id === 'add-role' || e.target.id === 'preset-search' || e.target.name === 'mode') return;
-    if (e.target.name === 'instance') instances.selectInstance(Number(e.target.value));
-    else if (e.target.id === 'role') instances.onRoleChange();
-    else onChange();
-  });
+  form.addEventListener('input', (e) => { if (!ownHandled(e.target)) onChange(); });
+  form.addEventListener('change', (e) => { if (!ownHandled(e.target)) onChange(); });
   form.addEventListener('submit', (e) => e.preventDefault());
   model.wire();
   instances.wire();
   workload.wire();
+  parallel.wire();
   drop.wire();
   planFiles.wire();
 

@@ -248,6 +248,39 @@ export function switchMode(state, mode) {
   return notes;
 }
 
+// DeepSpeed's and Megatron's bf16 keeps fp32 master weights and Adam states inside the optimizer
+// (plan precision bf16_master); PyTorch DDP and FSDP train under torch.autocast (amp_bf16).
+const MASTER_FRAMEWORKS = ['deepspeed', 'megatron'];
+const FRAMEWORK_NAMES = { torch: 'PyTorch DDP', deepspeed: 'DeepSpeed', fsdp: 'FSDP', megatron: 'Megatron-LM' };
+
+/**
+ * Switches the parallel framework. The models it trains that use the other side's bf16 default
+ * get this framework's own: amp_bf16 → bf16_master for DeepSpeed / Megatron, and back for
+ * PyTorch DDP / FSDP. A precision the person picked otherwise is left alone. Returns the
+ * sentence that says so, or ''.
+ */
+export function switchFramework(state, fw) {
+  const before = state.parallel.framework;
+  state.parallel.framework = fw;
+  const toMaster = MASTER_FRAMEWORKS.includes(fw);
+  if (toMaster === MASTER_FRAMEWORKS.includes(before)) return '';
+  const from = toMaster ? 'amp_bf16' : 'bf16_master';
+  const to = toMaster ? 'bf16_master' : 'amp_bf16';
+  const names = instanceNames(state);
+  const changed = [];
+  state.instances.forEach((inst, i) => {
+    if (trains(inst.role) && inst.finetune !== 'frozen' && inst.precision === from) {
+      inst.precision = to;
+      changed.push(names[i]);
+    }
+  });
+  if (!changed.length) return '';
+  const who = state.instances.length > 1 ? ` for ${changed.map((n) => `“${n}”`).join(', ')}` : '';
+  return toMaster
+    ? `${FRAMEWORK_NAMES[fw]} trains bf16 weights with an fp32 master copy and fp32 Adam states inside its optimizer, not under torch.autocast: precision set to “bf16 + fp32 master”${who}.`
+    : `${FRAMEWORK_NAMES[fw]} trains under torch.autocast (fp32 weights, bf16 matmuls): precision set to “bf16 mixed”${who}.`;
+}
+
 // ---- v1 → v2 --------------------------------------------------------------------------------
 
 /** A v1 setup (options.js DEFAULT_STATE_V1 shape, sanitized) as a v2 setup with one instance. */

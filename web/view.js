@@ -140,9 +140,11 @@ export function renderMiniVerdict(el, est) {
   const d = tightest(est);
   el.className = `mini-verdict ${est.fits ? 'fits' : 'nofit'}`;
   const head = est.fits ? '✓ Fits' : '✗ Does not fit';
-  if (!d) el.textContent = head;
-  else if (d.headroom_bytes >= 0) el.textContent = `${head} · ${fmtBytes(d.headroom_bytes)} headroom · details ↓`;
-  else el.textContent = `${head} · short by ${fmtBytes(-d.headroom_bytes)} · details ↓`;
+  const n = (est.warnings || []).length;
+  const warn = n ? ` · ⚠ ${n} warning${n > 1 ? 's' : ''}` : '';
+  if (!d) el.textContent = head + warn;
+  else if (d.headroom_bytes >= 0) el.textContent = `${head} · ${fmtBytes(d.headroom_bytes)} headroom${warn} · details ↓`;
+  else el.textContent = `${head} · short by ${fmtBytes(-d.headroom_bytes)}${warn} · details ↓`;
   el.hidden = false;
 }
 
@@ -318,9 +320,13 @@ export function renderSuggestions(root, est, opts = {}) {
         : h('span', { class: 'apply muted', title: 'The form has no input for this change' }, '–'))))));
 }
 
+/** The core's warnings (a layout that uses fewer GPUs than the node has, a setting that does nothing). */
 export function renderWarnings(root, est) {
   const w = est.warnings || [];
-  root.replaceChildren(...(w.length ? [h('ul', { class: 'warnings', 'aria-label': 'Warnings' }, w.map((x) => h('li', {}, x)))] : []));
+  root.replaceChildren(...(w.length ? [h('section', { class: 'warnings', role: 'note', 'aria-labelledby': 'warnings-title' },
+    h('p', { class: 'warnings-title', id: 'warnings-title' }, h('span', { 'aria-hidden': 'true' }, '⚠ '),
+      w.length > 1 ? `Check these ${w.length} things about this setup` : 'Check this about the setup'),
+    h('ul', {}, w.map((x) => h('li', {}, x))))] : []));
 }
 
 /** Pinned vs current: what changed in the setup, then the numbers side by side. */

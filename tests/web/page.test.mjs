@@ -257,3 +257,64 @@ test('state: "New setup" resets with an Undo; a restored last setup says so; key
   assertClean(kb.log);
   await kb.context.close();
 });
+
+test('estimate warnings stand right under the verdict', async () => {
+  const { context, page, log } = await B.openPage('', { viewport: { width: 1440, height: 900 } });
+  const n = await estimates(page);
+  await page.check('#par-sp'); // sequence parallelism with tp = 1: legal, changes nothing
+  await settled(page, n);
+  const { est } = await wasmEstimate(JSON.stringify(await page.evaluate(() => window.__vramplan.plan())));
+  assert.ok(est.warnings.length >= 1);
+  await page.waitForSelector('#warnings li');
+  assert.deepEqual(await page.$$eval('#warnings li', (li) => li.map((x) => x.textContent)), est.warnings);
+  const order = await page.$$eval('#results > *', (els) => els.filter((e) => !e.hidden && e.offsetParent !== null).map((e) => e.id));
+  assert.equal(order[order.indexOf('verdict') + 1], 'warnings', `the warnings follow the verdict: ${order}`);
+  const box = await page.locator('#warnings').boundingBox();
+  assert.ok(box.y + box.height <= 900, 'on the first screen');
+  assert.match(await page.textContent('#warnings'), /Check/);
+  assert.match(await page.textContent('#mini-verdict'), /warning/);
+  // 8 GPUs with dp × tp × pp = 1: the core says the plan uses fewer GPUs (when this build has that warning)
+  await page.uncheck('#par-sp');
+  await page.fill('#gpu-count', '8');
+  const m = await estimates(page);
+  await page.fill('#par-dp', '1');
+  await settled(page, m);
+  const eight = (await wasmEstimate(JSON.stringify(await page.evaluate(() => window.__vramplan.plan())))).est;
+  assert.deepEqual(await page.$$eval('#warnings li', (li) => li.map((x) => x.textContent)), eight.warnings || []);
+  assertClean(log);
+  await context.close();
+});
+
+test('DeepSpeed and Megatron default to their own bf16 master-weight mode, and say why', async () => {
+  const { context, page, log } = await B.openPage();
+  await page.selectOption('#add-role', 'reference');
+  await page.click('#add-instance');
+  for (const fw of ['deepspeed', 'torch', 'megatron']) {
+    const n = await estimates(page);
+    await page.selectOption('#par-framework', fw);
+    await settled(page, n);
+    const plan = await page.evaluate(() => window.__vramplan.plan());
+    const master = fw !== 'torch';
+    assert.equal(plan.instances[0].precision, master ? 'bf16_master' : 'amp_bf16', `${fw}: the trained model`);
+    assert.equal(plan.instances[1].precision, 'bf16', `${fw}: the frozen reference keeps its own`);
+    assert.match(await page.textContent('#framework-note'), master ? /fp32 master.*not under torch\.autocast/ : /autocast/);
+  }
+  // a precision the person picked is theirs
+  await page.click('#instance-bar label:has(input[value="0"])');
+  await page.selectOption('#precision', 'fp32');
+  let n = await estimates(page);
+  await page.selectOption('#par-framework', 'torch');
+  await settled(page, n);
+  assert.equal((await page.evaluate(() => window.__vramplan.plan())).instances[0].precision, 'fp32');
+  await page.selectOption('#precision', 'amp_bf16');
+  n = await estimates(page);
+  await page.selectOption('#par-framework', 'deepspeed');
+  await settled(page, n);
+  n = await estimates(page);
+  await page.selectOption('#par-framework', 'fsdp');
+  await settled(page, n);
+  assert.equal((await page.evaluate(() => window.__vramplan.plan())).instances[0].precision, 'amp_bf16', 'back to autocast');
+  assert.match(await page.textContent('#framework-note'), /autocast/);
+  assertClean(log);
+  await context.close();
+});

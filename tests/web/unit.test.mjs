@@ -398,3 +398,15 @@ test('switching train ↔ inference carries 4-bit base weights over', () => {
   assert.equal(full.instances[0].quant, 'none');
   assert.deepEqual(S.switchMode(full, 'infer'), [], 'the same mode again changes nothing');
 });
+
+test('a framework brings its own bf16 mode: DeepSpeed / Megatron bf16_master, DDP / FSDP autocast', () => {
+  const s = setup((x) => { S.addInstance(x, 'reference'); S.addInstance(x, 'critic'); x.instances[2].precision = 'fp32'; });
+  const note = S.switchFramework(s, 'deepspeed');
+  assert.deepEqual(s.instances.map((x) => x.precision), ['bf16_master', 'bf16', 'fp32']);
+  assert.match(note, /DeepSpeed .*fp32 master.*“llama-3\.2-1b”/);
+  assert.equal(S.switchFramework(s, 'megatron'), '', 'same kind of framework: nothing to change');
+  assert.equal(buildPlan(s).instances[0].precision, 'bf16_master');
+  assert.match(S.switchFramework(s, 'fsdp'), /autocast/);
+  assert.deepEqual(s.instances.map((x) => x.precision), ['amp_bf16', 'bf16', 'fp32']);
+  assert.equal(s.parallel.framework, 'fsdp');
+});

@@ -116,7 +116,7 @@ export function sync(x, mode) {
   $('instance-more-summary').textContent = `· ${act ? act.value.replace('_', ' ') : ''} · ${pl}`;
 }
 
-export function selectInstance(i) {
+function selectInstance(i) {
   if (i === store.active || i < 0 || i >= store.state.instances.length) return;
   store.active = i;
   $('preset-search').value = '';
@@ -165,7 +165,7 @@ function removeInstance() {
   afterInstancesChanged(`Removed “${name}”.`);
 }
 
-export function onRoleChange() {
+function onRoleChange() {
   S.setRole(inst(), $('role').value);
   page.hideApplied();
   page.writeForm();
@@ -174,6 +174,10 @@ export function onRoleChange() {
 }
 
 export function wire() {
+  $('instance-bar').addEventListener('change', (e) => {
+    if (e.target.name === 'instance') selectInstance(Number(e.target.value));
+  });
+  $('role').addEventListener('change', onRoleChange);
   $('add-instance').addEventListener('click', addInstance);
   $('dup-instance').addEventListener('click', duplicateInstance);
   $('remove-instance').addEventListener('click', removeInstance);

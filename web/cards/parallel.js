@@ -2,7 +2,9 @@
 // ZeRO stage or FSDP strategy, sequence parallelism, offloads, and "More". Its inputs are
 // bound to the setup by data-bind (fields.js readBound / writeBound).
 import * as O from '../options.js';
+import * as S from '../setup.js';
 import { $, fillSelect } from '../fields.js';
+import { store, page } from '../store.js';
 
 export function build() {
   fillSelect($('par-framework'), O.FRAMEWORKS);
@@ -12,4 +14,25 @@ export function build() {
 
 export function showVals(s) {
   return { framework: s.parallel.framework };
+}
+
+let noteFor = null; // the setup the framework note was written for
+
+export function write(s) {
+  if (s !== noteFor) $('framework-note').textContent = '';
+}
+
+/** A framework brings its own bf16 precision mode (setup.js switchFramework), and says so. */
+function onFrameworkChange() {
+  const note = S.switchFramework(store.state, $('par-framework').value);
+  noteFor = store.state;
+  $('framework-note').textContent = note;
+  page.hideApplied();
+  page.writeForm();
+  page.scheduleEstimate();
+  page.scheduleLinkUpdate();
+}
+
+export function wire() {
+  $('par-framework').addEventListener('change', onFrameworkChange);
 }
