@@ -147,6 +147,95 @@ static void many_probed_gpus(void **s) {
     assert_true(n >= 1 && n <= VP_MAX_DEVICES);
 }
 
+/* MIG (docs/schema/gpu-probe.md "devices[i].mig"): with MIG on, CUDA sees MIG instances, never the
+ * whole GPU, so the plan is checked against one instance. The fixture is the H100 80GB split into two
+ * 3g.40gb instances as the probe writes it against its NVML test double (tests/probe/fake_nvml.c):
+ * 40,448 MiB each, 38 MiB used, so 40,410 MiB = 42,372,956,160 B free for the process. */
+static void mig_instances(void **s) {
+    (void)s;
+    const char *mig = fixture("h100-mig-2x3g40gb.json");
+    const vp_estimate *e = t_estimate(with_probe(mig, NULL));
+    assert_u64_equal(e->devices[0].capacity_bytes, 42372956160ULL);
+    assert_contains(e->devices[0].name, "MIG instance 0");
+    int warned = 0;
+    for (int i = 0; i < e->n_warnings; i++)
+        if (strstr(e->warnings[i], "MIG") && strstr(e->warnings[i], "smallest")) warned = 1;
+    assert_true(warned);
+    /* a job of about 49 GiB (qwen2.5-0.5b, bf16, 13 × 1024 tokens) fits the whole H100, not a 39.5 GiB slice */
+    const char *wl = "{\"batch\":13,\"seq\":1024}";
+    const char *job = "{\"model\":{\"preset\":\"qwen2.5-0.5b\"},\"precision\":\"bf16\"}";
+    const vp_estimate *whole = t_estimate(t_plan(wl, job, t_fmt("{\"probe\":%s}", fixture("h100.json"))));
+    const vp_estimate *slice = t_estimate(t_plan(wl, job, t_fmt("{\"probe\":%s}", mig)));
+    assert_true(whole->fits);
+    assert_true(whole->devices[0].peak_reserved_bytes > 42372956160ULL);
+    assert_false(slice->fits);
+    assert_true(slice->devices[0].headroom_bytes < 0);
+    /* the smallest instance is the default; hardware.mig_instance picks another */
+    char *two = t_fmt("%s", mig);
+    char *second = strstr(strstr(two, "\"gpu_instance_id\": 2"), "\"total_bytes\": 42412802048");
+    assert_non_null(second);
+    memcpy(second, "\"total_bytes\": 21206401024", strlen("\"total_bytes\": 21206401024")); /* instance 1: 20,224 MiB */
+    char *free1 = strstr(second, "\"free_bytes\": 42372956160");
+    assert_non_null(free1);
+    memcpy(free1, "\"free_bytes\": 21166555136", strlen("\"free_bytes\": 21166555136"));
+    e = t_estimate(with_probe(two, NULL));
+    assert_u64_equal(e->devices[0].capacity_bytes, 21166555136ULL);
+    assert_contains(e->devices[0].name, "MIG instance 1");
+    e = t_estimate(with_probe(two, ",\"mig_instance\":0"));
+    assert_u64_equal(e->devices[0].capacity_bytes, 42372956160ULL);
+    t_expect_error(with_probe(mig, ",\"mig_instance\":2"), VP_ERR_RANGE, "hardware.mig_instance");
+    t_expect_error(with_probe(fixture("h100.json"), ",\"mig_instance\":0"), VP_ERR_FIELD, "hardware.mig_instance");
+    /* MIG on with no instance created: nothing CUDA could use */
+    char *none = t_fmt("%s", mig);
+    char *arr = strstr(none, "\"instances\": [");
+    assert_non_null(arr);
+    const char *end = strstr(arr, "]\n");
+    assert_non_null(end);
+    none = t_fmt("%.*s\"instances\": []%s", (int)(arr - none), none, end + 1);
+    t_expect_error(with_probe(none, NULL), VP_ERR_FIELD, "hardware.probe.devices[0].mig.instances");
+    t_expect_error(with_probe("{\"schema\":\"vramplan/gpu-probe@1\",\"devices\":[{\"name\":\"X\",\"memory\":{\"total_bytes\":null},"
+                              "\"mig\":{\"enabled\":true,\"instances\":[{\"total_bytes\":\"40GB\"}]}}]}",
+                              NULL),
+                   VP_ERR_FIELD, "hardware.probe.devices[0].mig.instances[0].total_bytes");
+    t_expect_error(with_probe("{\"schema\":\"vramplan/gpu-probe@1\",\"devices\":[{\"name\":\"X\",\"memory\":{},"
+                              "\"mig\":{\"enabled\":true,\"instances\":[{\"total_bytes\":100,\"free_bytes\":200}]}}]}",
+                              NULL),
+                   VP_ERR_RANGE, "hardware.probe.devices[0].mig.instances[0].free_bytes");
+}
+
+/* Two descriptions of the GPU (a preset and a probe) are refused rather than one silently winning;
+ * keys given twice inside a probe are refused (cJSON kept the first, Python the last); a probe's
+ * strings must be UTF-8. */
+static void conflicting_or_ambiguous_probes(void **s) {
+    (void)s;
+    const char *msg = t_expect_error(t_plan(WL, INST, t_fmt("{\"gpu\":\"a100-sxm-80gb\",\"probe\":%s}", fixture("h100.json"))),
+                                     VP_ERR_FIELD, "hardware.gpu");
+    assert_contains(msg, "hardware.probe");
+    t_expect_error(with_probe("{\"schema\":\"vramplan/gpu-probe@1\",\"devices\":[{\"name\":\"X\",\"memory\":"
+                              "{\"total_bytes\":85017493504,\"total_bytes\":1000}}]}",
+                              NULL),
+                   VP_ERR_FIELD, "hardware.probe.devices[0].memory.total_bytes");
+    t_expect_error(with_probe("{\"schema\":\"vramplan/gpu-probe@1\",\"devices\":[{\"name\":\"X\",\"name\":\"Y\",\"memory\":"
+                              "{\"total_bytes\":85017493504}}]}",
+                              NULL),
+                   VP_ERR_FIELD, "hardware.probe.devices[0].name");
+    t_expect_error(with_probe("{\"schema\":\"vramplan/gpu-probe@1\",\"devices\":[{\"name\":\"X\xC0\xAF\",\"memory\":"
+                              "{\"total_bytes\":85017493504}}]}",
+                              NULL),
+                   VP_ERR_JSON, "hardware.probe.devices[0].name");
+    /* a long host name of multi-byte characters is cut at a character boundary, never inside one */
+    char *host = t_fmt("%s", "");
+    for (int i = 0; i < 40; i++) host = t_fmt("%s\xC3\xA9", host);
+    const vp_estimate *e = t_estimate(with_probe(t_fmt("{\"schema\":\"vramplan/gpu-probe@1\",\"host\":{\"hostname\":\"%s\"},"
+                                                       "\"devices\":[{\"name\":\"X\",\"memory\":{\"total_bytes\":85017493504}}]}",
+                                                       host),
+                                                 NULL));
+    const char *h = strstr(e->summary, "\xC3\xA9");
+    assert_non_null(h);
+    for (const unsigned char *u = (const unsigned char *)h; *u && *u != '.' && *u != ' ' && *u != '('; u += 2)
+        if (u[0] != 0xC3 || u[1] != 0xA9) fail_msg("host name cut inside a character: %s", e->summary);
+}
+
 /* ---- known bugs ------------------------------------------------------------------------------- */
 
 /* hardware.device picks the probed GPU; a device the probe does not list is reported at
@@ -175,6 +264,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bad_probes),
         cmocka_unit_test(unknown_probe_keys_ignored),
         cmocka_unit_test(many_probed_gpus),
+        cmocka_unit_test(mig_instances),
+        cmocka_unit_test(conflicting_or_ambiguous_probes),
     };
     const struct CMUnitTest bugs[] = {
         cmocka_unit_test(bug_probe_device_path),

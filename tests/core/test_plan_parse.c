@@ -262,6 +262,91 @@ static const bad_case k_bad[] = {
     {"capacity_bytes 1e300", PLANH(WL, GPT2, "{\"capacity_bytes\":1e300}"), VP_ERR_RANGE, "hardware.capacity_bytes"},
     {"capacity_bytes as a string", PLANH(WL, GPT2, "{\"capacity_bytes\":\"80GB\"}"), VP_ERR_FIELD,
      "hardware.capacity_bytes"},
+    /* ---- JSON text the way Python's json and jq read it (json_text.c) ---- */
+    {"text after the plan", PLAN(WL, GPT2) " x", VP_ERR_JSON, ""},
+    {"two plans in one text", PLAN(WL, GPT2) PLAN(WL, GPT2), VP_ERR_JSON, ""},
+    {"number with a plus sign", PLAN("{\"batch\":+2,\"seq\":256}", GPT2), VP_ERR_JSON, ""},
+    {"number with a leading zero", PLAN("{\"batch\":02,\"seq\":256}", GPT2), VP_ERR_JSON, ""},
+    {"number starting with a point", PLAN("{\"batch\":2,\"seq\":.5}", GPT2), VP_ERR_JSON, ""},
+    {"number ending with a point", PLAN("{\"batch\":2.,\"seq\":256}", GPT2), VP_ERR_JSON, ""},
+    {"number of 70 digits", PLAN("{\"batch\":1000000000000000000000000000000000000000000000000000000000000000000000,\"seq\":256}", GPT2),
+     VP_ERR_JSON, ""},
+    {"trailing comma", PLAN("{\"batch\":2,\"seq\":256,}", GPT2), VP_ERR_JSON, ""},
+    {"control character as white space", "\x01" PLAN(WL, GPT2), VP_ERR_JSON, ""},
+    {"raw tab inside a string", PLAN(WL, INST("\"name\":\"a\tb\"")), VP_ERR_JSON, ""},
+    {"UTF-8 byte-order mark", "\xEF\xBB\xBF" PLAN(WL, GPT2), VP_ERR_JSON, ""},
+    {"byte 0xFF in a name", PLAN(WL, INST("\"name\":\"a\xFF\"")), VP_ERR_JSON, "instances[0].name"},
+    {"overlong '/' (C0 AF) in a name", PLAN(WL, INST("\"name\":\"a\xC0\xAF\"")), VP_ERR_JSON, "instances[0].name"},
+    {"overlong 3-byte form in a name", PLAN(WL, INST("\"name\":\"\xE0\x80\xAF\"")), VP_ERR_JSON, "instances[0].name"},
+    {"UTF-8-encoded surrogate in a name", PLAN(WL, INST("\"name\":\"\xED\xA0\x80\"")), VP_ERR_JSON, "instances[0].name"},
+    {"code point above U+10FFFF", PLAN(WL, INST("\"name\":\"\xF4\x90\x80\x80\"")), VP_ERR_JSON, "instances[0].name"},
+    {"UTF-8 cut short at the closing quote", PLAN(WL, INST("\"name\":\"\xC3\"")), VP_ERR_JSON, "instances[0].name"},
+    {"lone high surrogate escape", PLAN(WL, INST("\"name\":\"\\ud800\"")), VP_ERR_JSON, "instances[0].name"},
+    {"lone low surrogate escape", PLAN(WL, INST("\"name\":\"\\udc00x\"")), VP_ERR_JSON, "instances[0].name"},
+    {"high surrogate then a non-surrogate", PLAN(WL, INST("\"name\":\"\\ud83d\\u0041\"")), VP_ERR_JSON,
+     "instances[0].name"},
+    {"invalid UTF-8 in a key", PLAN(WL, INST("\"na\xFFme\":\"x\"")), VP_ERR_JSON, "instances[0]"},
+    {"invalid UTF-8 in an hf_config string", PLAN(WL, HF(LLAMA_FIELDS ",\"torch_dtype\":\"bf\xFE" "16\"")), VP_ERR_JSON,
+     HFP "torch_dtype"},
+    {"NUL escape cutting an enum (fp32\\u0000amp)", PLAN("{\"mode\":\"train\\u0000x\",\"batch\":2,\"seq\":256}", GPT2),
+     VP_ERR_FIELD, "workload.mode"},
+    {"NUL escape in a preset name", PLAN(WL, "{\"model\":{\"preset\":\"gpt2\\u0000evil\"}}"), VP_ERR_FIELD,
+     "instances[0].model.preset"},
+    /* ---- keys given twice, in every object (cJSON keeps the first; Python and HF keep the last) ---- */
+    {"duplicate key in hf_config", PLAN(WL, HF(LLAMA_FIELDS ",\"hidden_size\":128")), VP_ERR_FIELD, HFP "hidden_size"},
+    {"duplicate key in an ignored hf_config field", PLAN(WL, HF(LLAMA_FIELDS ",\"rope_scaling\":{\"factor\":8,\"factor\":4}")),
+     VP_ERR_FIELD, HFP "rope_scaling.factor"},
+    {"duplicate key in a large hf_config",
+     PLAN(WL, HF(LLAMA_FIELDS ",\"a1\":1,\"a2\":1,\"a3\":1,\"a4\":1,\"a5\":1,\"a6\":1,\"a7\":1,\"a8\":1,\"a9\":1,"
+                              "\"b1\":1,\"b2\":1,\"b3\":1,\"b4\":1,\"b5\":1,\"b6\":1,\"vocab_size\":2000")),
+     VP_ERR_FIELD, HFP "vocab_size"},
+    {"duplicate key spelled with an escape", PLAN(WL, HF(LLAMA_FIELDS ",\"hidden_\\u0073ize\":128")), VP_ERR_FIELD,
+     HFP "hidden_size"},
+    {"duplicate key in name/note", "{" SCHEMA ",\"note\":\"a\",\"note\":\"b\",\"workload\":" WL ",\"instances\":[" GPT2 "]}",
+     VP_ERR_FIELD, "note"},
+    /* ---- instances ---- */
+    {"two instances with one name", PLAN(WL, INST("\"name\":\"a\"") "," INST("\"name\":\"a\"")), VP_ERR_FIELD,
+     "instances[1].name"},
+    {"two unnamed instances of one role", PLAN(WL, GPT2 "," INST("\"role\":\"reference\"") "," INST("\"role\":\"reference\"")),
+     VP_ERR_FIELD, "instances[2].name"},
+    {"stream_to a GPU that does not exist", PLAN(WL, INST("\"placement\":{\"device\":\"cpu\",\"stream_to\":3}")),
+     VP_ERR_RANGE, "instances[0].placement.stream_to"},
+    {"stream_to GPU 1 of 1", PLANH(WL, GPT2 "," INST("\"name\":\"t\",\"role\":\"teacher\",\"placement\":{\"device\":\"cpu\",\"stream_to\":1}"),
+                                   "{\"count\":1}"),
+     VP_ERR_RANGE, "instances[1].placement.stream_to"},
+    /* ---- jobs PyTorch / PEFT / HF refuse to run ---- */
+    {"LoRA targets that no gpt2 module has (PEFT: Target modules not found)",
+     PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"targets\":[\"q_proj\",\"v_proj\"]}}")), VP_ERR_FIELD,
+     "instances[0].finetune.lora.targets"},
+    {"LoRA target q on a llama (its module is q_proj)",
+     PLAN(WL, "{\"model\":{\"hf_config\":{" LLAMA_FIELDS "}},\"finetune\":{\"method\":\"lora\",\"lora\":{\"targets\":[\"q\"]}}}"),
+     VP_ERR_FIELD, "instances[0].finetune.lora.targets"},
+    {"LoRA on gate_proj of mixtral (experts are w1 w2 w3)",
+     PLAN(WL, "{\"model\":{\"hf_config\":{\"model_type\":\"mixtral\",\"hidden_size\":64,\"intermediate_size\":128,"
+              "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"vocab_size\":1000,\"num_local_experts\":4,"
+              "\"num_experts_per_tok\":2}},\"finetune\":{\"method\":\"qlora\",\"lora\":{\"targets\":[\"gate_proj\"]}}}"),
+     VP_ERR_FIELD, "instances[0].finetune.lora.targets"},
+    {"full fine-tune with every group frozen (optimizer got an empty parameter list)",
+     PLAN(WL, INST("\"finetune\":{\"freeze\":[\"embeddings\",\"lm_head\",\"attention\",\"mlp\",\"norms\"]}")), VP_ERR_FIELD,
+     "instances[0].finetune.freeze"},
+    {"full fine-tune of a llama with every group frozen",
+     PLAN(WL, HF(LLAMA_FIELDS) "," "{\"name\":\"b\",\"model\":{\"hf_config\":{" LLAMA_FIELDS "}},\"finetune\":{\"method\":\"full\","
+              "\"freeze\":[\"embeddings\",\"lm_head\",\"attention\",\"mlp\",\"norms\"]}}"),
+     VP_ERR_FIELD, "instances[1].finetune.freeze"},
+    {"seq beyond gpt2's 1024 learned positions", PLAN("{\"batch\":1,\"seq\":1025}", GPT2), VP_ERR_RANGE, "workload.seq"},
+    {"generation beyond gpt2's learned positions",
+     PLAN("{\"mode\":\"infer\",\"batch\":1,\"seq\":1000,\"new_tokens\":25}", GPT2), VP_ERR_RANGE, "workload.new_tokens"},
+    {"seq beyond n_positions of an hf_config gpt2",
+     PLAN("{\"batch\":1,\"seq\":129}", HF("\"model_type\":\"gpt2\",\"n_embd\":64,\"n_layer\":2,\"n_head\":4,\"n_positions\":128")),
+     VP_ERR_RANGE, "workload.seq"},
+    /* ---- settings that contradict each other ---- */
+    {"parallel.fsdp together with zero 3", "{" SCHEMA ",\"workload\":" WL ",\"instances\":[" GPT2 "],\"hardware\":{\"count\":2},"
+                                            "\"parallel\":{\"dp\":2,\"fsdp\":\"full_shard\",\"zero\":3}}",
+     VP_ERR_FIELD, "parallel.zero"},
+    {"parallel.fsdp together with zero 1", "{" SCHEMA ",\"workload\":" WL ",\"instances\":[" GPT2 "],\"parallel\":{\"zero\":1,\"fsdp\":\"no_shard\"}}",
+     VP_ERR_FIELD, "parallel.zero"},
+    {"hardware.device 0 without a probe", PLANH(WL, GPT2, "{\"device\":0}"), VP_ERR_FIELD, "hardware.device"},
+    {"hardware.mig_instance without a probe", PLANH(WL, GPT2, "{\"mig_instance\":0}"), VP_ERR_FIELD, "hardware.mig_instance"},
 };
 
 static void bad_plans(void **s) {
@@ -295,6 +380,26 @@ static void good_plans(void **s) {
                  "\"vocab_size\":1000}}}"),
         PLAN("{\"batch\":2}", HF("\"model_type\":\"vit\",\"hidden_size\":64,\"num_hidden_layers\":2,"
                                  "\"num_attention_heads\":4,\"intermediate_size\":128")),
+        /* the strict reader still reads all of JSON */
+        "\r\n\t " PLAN("{\"batch\":2.0e0,\"seq\":2560E-1}", GPT2) " \n",
+        PLAN(WL, INST("\"name\":\"\\u00e9t\\u00E9 \\ud83d\\ude00 \\\"q\\\" \\/ \\b\\f\\n\\r\\t\"")),
+        PLAN(WL, INST("\"name\":\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"")),
+        PLAN(WL, HF(LLAMA_FIELDS ",\"a\":{},\"b\":[],\"c\":[[[]]],\"d\":-0.5e-3,\"e\":null,\"f\":\"\"")),
+        /* the same key in two different objects is not a duplicate */
+        PLAN(WL, HF(LLAMA_FIELDS ",\"rope_scaling\":{\"hidden_size\":1},\"x\":{\"hidden_size\":2}")),
+        /* LoRA: a target list with one name the model has (PEFT ignores the others) */
+        PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"targets\":[\"q_proj\",\"c_attn\"]}}")),
+        PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"targets\":[\"all-linear\"]}}")),
+        /* freezing all but the norms still trains something */
+        PLAN(WL, INST("\"finetune\":{\"freeze\":[\"embeddings\",\"lm_head\",\"attention\",\"mlp\"]}")),
+        /* gpt2 at exactly its 1024 positions; generation up to them */
+        PLAN("{\"batch\":1,\"seq\":1024}", GPT2),
+        PLAN("{\"mode\":\"infer\",\"batch\":1,\"seq\":1000,\"new_tokens\":24}", GPT2),
+        /* llama has rotary positions: no table to run past */
+        PLAN("{\"batch\":1,\"seq\":65536}", HF(LLAMA_FIELDS)),
+        /* stream_to a GPU that exists; a named instance beside an unnamed one of another role */
+        PLANH(WL, GPT2 "," INST("\"role\":\"teacher\",\"placement\":{\"device\":\"cpu\",\"stream_to\":1}"), "{\"count\":2}"),
+        "{" SCHEMA ",\"workload\":" WL ",\"instances\":[" GPT2 "],\"parallel\":{\"zero\":0,\"fsdp\":\"no_shard\"}}",
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) (void)t_estimate(good[i]);
 }
@@ -313,6 +418,88 @@ static void schema_message(void **s) {
     msg = t_expect_error(PLAN(WL, "{\"model\":{\"preset\":\"llama-9-900b\"}}"), VP_ERR_UNSUPPORTED,
                          "instances[0].model.preset");
     assert_contains(msg, "llama-9-900b");
+}
+
+/* Messages a person can act on: a syntax error gives its line and column; an absurd number is
+ * printed short (1e308 in full is 309 digits); 1e999 overflows to infinity and is named as such;
+ * a key given twice and a bad byte are named with their field. */
+static void json_messages(void **s) {
+    (void)s;
+    const char *msg = t_expect_error("{\n  \"schema\": \"vramplan/plan@1\",\n  \"workload\": {\"batch\": 2,, \"seq\": 8}\n}", VP_ERR_JSON, "");
+    assert_contains(msg, "line 3, column 27");
+    assert_contains(msg, "workload");
+    msg = t_expect_error(PLAN(WL, GPT2) "\n\n  garbage", VP_ERR_JSON, "");
+    assert_contains(msg, "line 3, column 3");
+    assert_contains(msg, "after the end");
+    /* columns count characters, not bytes */
+    msg = t_expect_error("{\"note\":\"\xC3\xA9\xC3\xA9\" x}", VP_ERR_JSON, "");
+    assert_contains(msg, "line 1, column 14");
+    msg = t_expect_error(PLAN(WL, INST("\"name\":\"ab\xFF\"")), VP_ERR_JSON, "instances[0].name");
+    assert_contains(msg, "UTF-8");
+    assert_contains(msg, "0xFF");
+    msg = t_expect_error(PLAN("{\"batch\":1e308,\"seq\":256}", GPT2), VP_ERR_RANGE, "workload.batch");
+    assert_true(strlen(msg) < 120);
+    assert_contains(msg, "1e+308");
+    msg = t_expect_error(PLAN("{\"batch\":1e999,\"seq\":256}", GPT2), VP_ERR_RANGE, "workload.batch");
+    assert_contains(msg, "not a finite number");
+    msg = t_expect_error(PLAN("{\"batch\":2,\"seq\":123456789012}", GPT2), VP_ERR_RANGE, "workload.seq");
+    assert_contains(msg, "123456789012");
+    msg = t_expect_error(PLAN(WL, HF(LLAMA_FIELDS ",\"hidden_size\":128")), VP_ERR_FIELD, HFP "hidden_size");
+    assert_contains(msg, "twice");
+    msg = t_expect_error(PLAN("{\"mode\":\"fp32\\u0000amp\",\"batch\":2,\"seq\":256}", GPT2), VP_ERR_FIELD, "workload.mode");
+    assert_contains(msg, "\\u0000");
+    msg = t_expect_error(PLAN(WL, INST("\"finetune\":{\"method\":\"lora\",\"lora\":{\"targets\":[\"q_proj\"]}}")), VP_ERR_FIELD,
+                         "instances[0].finetune.lora.targets");
+    assert_contains(msg, "not found in the base model");
+    assert_contains(msg, "c_attn");
+    msg = t_expect_error(PLAN(WL, INST("\"finetune\":{\"freeze\":[\"embeddings\",\"lm_head\",\"attention\",\"mlp\",\"norms\"]}")),
+                         VP_ERR_FIELD, "instances[0].finetune.freeze");
+    assert_contains(msg, "empty parameter list");
+    msg = t_expect_error(PLAN("{\"batch\":1,\"seq\":2048}", GPT2), VP_ERR_RANGE, "workload.seq");
+    assert_contains(msg, "1024");
+    /* nesting: deep but legal is read, beyond 512 levels refused as JSON, never a stack overflow */
+    char *deep = t_fmt("%s", PLAN(WL, HF(LLAMA_FIELDS ",\"x\":" "[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]")));
+    (void)t_estimate(deep);
+    size_t n = 100000;
+    char *nest = malloc(2 * n + 1);
+    assert_non_null(nest);
+    memset(nest, '[', n);
+    memset(nest + n, ']', n);
+    nest[2 * n] = '\0';
+    vp_error err;
+    vp_plan *p = vp_plan_from_json(nest, t_registry(), &err);
+    free(nest);
+    assert_null(p);
+    assert_int_equal(err.code, VP_ERR_JSON);
+    assert_contains(err.message, "deeper");
+}
+
+/* A node's GPUs that the layout leaves unused are named in a warning (8 GPUs, dp × tp × pp = 1 or 3). */
+static void idle_gpus_warned(void **s) {
+    (void)s;
+    const vp_estimate *e = t_estimate(PLANH(WL, GPT2, "{\"count\":8}"));
+    int found = 0;
+    for (int i = 0; i < e->n_warnings; i++)
+        if (strstr(e->warnings[i], "7 of the 8 GPUs stay idle")) found = 1;
+    assert_true(found);
+    e = t_estimate("{" SCHEMA ",\"workload\":" WL ",\"instances\":[" GPT2 "],\"hardware\":{\"count\":8},\"parallel\":{\"dp\":3}}");
+    found = 0;
+    for (int i = 0; i < e->n_warnings; i++)
+        if (strstr(e->warnings[i], "5 of the 8 GPUs stay idle") && strstr(e->warnings[i], "= 3")) found = 1;
+    assert_true(found);
+    /* a teacher pinned to GPU 3 and a model streamed through GPU 5 use those GPUs */
+    e = t_estimate("{" SCHEMA ",\"workload\":" WL ",\"instances\":[" GPT2 "," INST("\"name\":\"t\",\"role\":\"teacher\",\"placement\":{\"device\":3}")
+                   "," INST("\"name\":\"r\",\"role\":\"reference\",\"placement\":{\"device\":\"cpu\",\"stream_to\":5}")
+                   "],\"hardware\":{\"count\":8},\"parallel\":{\"dp\":2}}");
+    found = 0;
+    for (int i = 0; i < e->n_warnings; i++)
+        if (strstr(e->warnings[i], "4 of the 8 GPUs stay idle")) found = 1;
+    assert_true(found);
+    /* every GPU used: no warning */
+    e = t_estimate("{" SCHEMA ",\"workload\":" WL ",\"instances\":[" GPT2 "],\"hardware\":{\"count\":8},\"parallel\":{\"dp\":8}}");
+    for (int i = 0; i < e->n_warnings; i++) assert_null(strstr(e->warnings[i], "idle"));
+    e = t_estimate(PLAN(WL, GPT2));
+    for (int i = 0; i < e->n_warnings; i++) assert_null(strstr(e->warnings[i], "idle"));
 }
 
 /* NULL inputs and a NULL error pointer are refused without a crash. */
@@ -511,6 +698,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bad_plans),
         cmocka_unit_test(good_plans),
         cmocka_unit_test(schema_message),
+        cmocka_unit_test(json_messages),
+        cmocka_unit_test(idle_gpus_warned),
         cmocka_unit_test(null_arguments),
         cmocka_unit_test(every_prefix_is_refused),
         cmocka_unit_test(default_precision_train),

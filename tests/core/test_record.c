@@ -134,15 +134,62 @@ static void references(void **s) {
 /* The GPU of the record: H100 preset with the measured CUDA total as capacity. */
 static void capacity_from_measured(void **s) {
     (void)s;
-    cJSON *p = to_plan(REC_M("{\"mode\":\"fp32\",\"batch\":8,\"seq\":1024}", "{\"peak_alloc\":17437700096,\"total_bytes\":85017493504}"));
+    cJSON *p = to_plan(REC_M("{\"mode\":\"fp32\",\"batch\":8,\"seq\":1024}",
+                             "{\"peak_alloc\":17434801152,\"total_bytes\":85017493504}"));
     assert_str_at(p, "hardware.gpu", "h100-sxm-80gb");
     assert_num_at(p, "hardware.capacity_bytes", 85017493504.0);
     cJSON_Delete(p);
-    /* an absurd total is refused (record.c: measured values are range-checked, naming the field) */
-    vp_error err;
-    char *pj = vp_record_to_plan_json(REC_M("{\"mode\":\"fp32\",\"batch\":8,\"seq\":1024}", "{\"peak_alloc\":17437700096,\"total_bytes\":-5}"), &err);
-    assert_null(pj);
-    assert_string_equal(err.path, "measured.total_bytes");
+    /* without a measured total the preset's */
+    p = to_plan(REC_M("{\"mode\":\"fp32\",\"batch\":8,\"seq\":1024}", "{\"peak_alloc\":17434801152}"));
+    assert_null(get(p, "hardware.capacity_bytes"));
+    cJSON_Delete(p);
+}
+
+static void expect_record_error(const char *record, vp_status code, const char *path);
+
+/* Measured values that are not byte counts are refused, naming the field (they used to become a
+ * NaN% row, an inf% row, or silently leave the statistics while calibrate exited 0). */
+static void bad_measured(void **s) {
+    (void)s;
+#define WL8 "{\"mode\":\"fp32\",\"batch\":8,\"seq\":1024}"
+    static const struct {
+        const char *measured;
+        vp_status code;
+        const char *path;
+    } bad[] = {
+        {"{}", VP_ERR_FIELD, "measured.peak_alloc"},
+        {"{\"oom\":false}", VP_ERR_FIELD, "measured.peak_alloc"},
+        {"{\"peak_alloc\":null}", VP_ERR_FIELD, "measured.peak_alloc"},
+        {"{\"peak_alloc\":0}", VP_ERR_RANGE, "measured.peak_alloc"},
+        {"{\"peak_alloc\":-17434801152}", VP_ERR_RANGE, "measured.peak_alloc"},
+        {"{\"peak_alloc\":1e999}", VP_ERR_RANGE, "measured.peak_alloc"},
+        {"{\"peak_alloc\":-1e999}", VP_ERR_RANGE, "measured.peak_alloc"},
+        {"{\"peak_alloc\":1e300}", VP_ERR_RANGE, "measured.peak_alloc"},
+        {"{\"peak_alloc\":1.5}", VP_ERR_RANGE, "measured.peak_alloc"},
+        {"{\"peak_alloc\":\"17434801152\"}", VP_ERR_FIELD, "measured.peak_alloc"},
+        {"{\"peak_alloc\":17434801152,\"peak_reserved\":0}", VP_ERR_RANGE, "measured.peak_reserved"},
+        {"{\"peak_alloc\":17434801152,\"peak_reserved\":1e999}", VP_ERR_RANGE, "measured.peak_reserved"},
+        {"{\"peak_alloc\":17434801152,\"params_total\":-1}", VP_ERR_RANGE, "measured.params_total"},
+        {"{\"peak_alloc\":17434801152,\"params_total\":1e999}", VP_ERR_RANGE, "measured.params_total"},
+        {"{\"peak_alloc\":17434801152,\"total_bytes\":-5}", VP_ERR_RANGE, "measured.total_bytes"},
+        {"{\"peak_alloc\":17434801152,\"total_bytes\":1e20}", VP_ERR_RANGE, "measured.total_bytes"},
+        {"{\"peak_alloc\":17434801152,\"oom\":\"no\"}", VP_ERR_FIELD, "measured.oom"},
+        {"[17434801152]", VP_ERR_FIELD, "measured"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_record_error(t_fmt("{\"id\":\"t\",\"model_config\":%s,\"workload\":%s,\"measured\":%s}", GPT2_CFG, WL8,
+                                  bad[i].measured),
+                            bad[i].code, bad[i].path);
+    /* an OOM run may carry no peak, or the 0 allocated when it failed */
+    cJSON *p = to_plan(REC_M(WL8, "{\"oom\":true}"));
+    cJSON_Delete(p);
+    p = to_plan(REC_M(WL8, "{\"oom\":true,\"peak_alloc\":0}"));
+    cJSON_Delete(p);
+    /* a record's text is read strictly: "fp32\u0000amp" is not "fp32", a duplicate key is ambiguous */
+    expect_record_error(REC("{\"mode\":\"fp32\\u0000amp\",\"batch\":8,\"seq\":1024}"), VP_ERR_FIELD, "workload.mode");
+    expect_record_error(REC("{\"mode\":\"fp32\",\"batch\":8,\"batch\":16,\"seq\":1024}"), VP_ERR_FIELD, "workload.batch");
+    expect_record_error("{\"id\":\"t\xFF\",\"model_config\":" GPT2_CFG ",\"workload\":" WL8 "}", VP_ERR_JSON, "id");
+#undef WL8
 }
 
 /* The plan of a record counts the parameters PyTorch saw: gpt2 with n_positions 2048 = 125,226,240
@@ -229,6 +276,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(lora),
         cmocka_unit_test(references),
         cmocka_unit_test(capacity_from_measured),
+        cmocka_unit_test(bad_measured),
         cmocka_unit_test(params_of_a_record),
         cmocka_unit_test(bad_records),
         cmocka_unit_test(bad_config_caught_by_the_plan),
