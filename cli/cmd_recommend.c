@@ -81,8 +81,10 @@ static void print_text(const cJSON *rec) {
         double k = num(e, "grad_ckpt_every");
         if (k == 0)
             snprintf(ck, sizeof ck, "off");
+        else if (k == 1)
+            snprintf(ck, sizeof ck, "all");
         else
-            snprintf(ck, sizeof ck, "1/%.0f", k);
+            snprintf(ck, sizeof ck, "1/%.0f", k); /* every k-th block */
         snprintf(opt, sizeof opt, "%s %s", str(e, "optimizer"), str(e, "optim_impl"));
         if (strstr(str(e, "optimizer"), "8bit") || strstr(str(e, "optimizer"), "paged")) snprintf(opt, sizeof opt, "%s", str(e, "optimizer"));
         cli_fmt_gib(r, sizeof r, num(est, "peak_reserved_bytes"));

@@ -145,6 +145,35 @@ expect 0 "" -- calibrate "$FX/records/one-good.jsonl" --plans
 cp "$OUT" "$WORK/generated-plan.json"
 expect_stdin 0 "" "$WORK/generated-plan.json" -- estimate --plan - --json
 
+# ---- fit and recommend ----
+# GPT-2 learned 1024 positions (n_positions): --max seq stops there, whatever the memory
+expect 0 "" -- fit --plan "$P/good-gpt2.json" --max seq --json
+grep -q '^{"schema":"vramplan/fit@1","field":"seq","value":1024,"limit":1024,' "$OUT" || { echo "FAIL: fit --max seq of GPT-2 is not its 1024 positions"; fails=$((fails + 1)); }
+grep -q '"limited_by":"limit"' "$OUT" || { echo "FAIL: fit --max seq of GPT-2: next is not limited_by limit"; fails=$((fails + 1)); }
+expect 0 "" -- fit --plan "$P/good-gpt2.json" --max batch
+grep -q '^Largest micro-batch that fits: [1-9]' "$OUT" || { echo "FAIL: fit --max batch text"; fails=$((fails + 1)); }
+grep -q 'does not fit: GPU 0 needs' "$OUT" || { echo "FAIL: fit does not say why value + 1 fails"; fails=$((fails + 1)); }
+expect 0 "" -- fit --model gpt2 --seq 256 --gpu "$FX/probes/h100.json" --max batch --json
+grep -q '"limited_by":"memory"' "$OUT" || { echo "FAIL: fit on a probe file"; fails=$((fails + 1)); }
+expect 4 "" -- fit --plan "$P/nofit-70b-full.json" --max batch --json
+grep -q '"value":0,' "$OUT" || { echo "FAIL: fit of a plan that never fits is not 0"; fails=$((fails + 1)); }
+grep -q '"estimate":null' "$OUT" || { echo "FAIL: fit value 0 has an estimate"; fails=$((fails + 1)); }
+expect 3 "workload.new_tokens" -- fit --plan "$P/good-gpt2.json" --max new-tokens
+expect 3 "workload.batch" -- fit --model gpt2 --seq 128 --batch 0 --max seq
+expect 2 "--max" -- fit --plan "$P/good-gpt2.json" --max microbatch
+expect 2 "--max" -- fit --plan "$P/good-gpt2.json"
+expect 2 "--max" -- fit --plan "$P/good-gpt2.json" --max
+expect 2 "unknown option" -- fit --plan "$P/good-gpt2.json" --max batch --bogus
+expect 0 "" -- recommend --plan "$P/good-gpt2.json" --global-batch 8 --gpu rtx-4090
+grep -q '^    per_device_train_batch_size=[1-8],$' "$OUT" || { echo "FAIL: recommend prints no TrainingArguments"; fails=$((fails + 1)); }
+grep -q 'PYTORCH_CUDA_ALLOC_CONF' "$OUT" || { echo "FAIL: recommend prints no PYTORCH_CUDA_ALLOC_CONF line"; fails=$((fails + 1)); }
+expect 0 "" -- estimate --plan "$P/good-gpt2.json" --recommend --top 3 --json
+grep -q '^{"schema":"vramplan/recommend@1","global_batch":2,' "$OUT" || { echo "FAIL: estimate --recommend JSON (global batch 2 × 1 × 1)"; fails=$((fails + 1)); }
+expect 4 "" -- recommend --plan "$P/nofit-70b-full.json"
+expect 3 "workload.mode" -- recommend --model gpt2 --mode infer --seq 128
+expect 2 "--global-batch" -- recommend --plan "$P/good-gpt2.json" --global-batch 0
+expect 2 "--top" -- recommend --plan "$P/good-gpt2.json" --top x
+
 echo "$n CLI checks, $fails failed"
 rm -rf "$WORK"
 [ "$fails" = 0 ]
