@@ -20,7 +20,13 @@
  * Speed: the setups are not all estimated. Each combination of (k, optimizer, precision) gets one
  * search over its micro-batches (plan_search.c: exponential, binary, neighbours), and a combination
  * that does not fit at the micro-batch of the current N-th best entry is skipped after that one
- * estimate: none of its setups can enter the top N. The listed setups are each estimated again. */
+ * estimate: none of its setups can enter the top N. The listed setups are backed by an estimate each.
+ *
+ * Allocator settings: the estimates use the plan's runtime.pytorch_cuda_alloc_conf. When a setup failed
+ * on fragmentation (its allocated peak fits, but a request finds no free block: vp_device.fragmentation)
+ * and the plan does not already expand segments, the setups are ranked again with
+ * expandable_segments:True added, and that ranking is kept when its winner has a larger micro-batch or
+ * less recompute; the winner's PYTORCH_CUDA_ALLOC_CONF then says so. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -59,6 +65,7 @@ typedef struct {
     int64_t per_rank;     /* global batch / dp */
     unsigned ckpt_mask, prec_mask, opt_mask;
     int n_estimates;
+    int frag;             /* some setup failed on fragmentation (allocated fits, a request finds no block) */
     vp_error err;
 } ctx_t;
 
@@ -205,6 +212,10 @@ static int fits_at(void *p, int64_t i) {
     if (vp_plan_check_magnitudes(x->p, &e2)) return 0;
     x->n_estimates++;
     if (vp_estimate_plan(x->p, x->e, &x->err) != VP_OK) return -1;
+    if (!x->e->fits) {
+        const vp_device *d = vp_tightest_device(x->e);
+        if (d && d->fragmentation) x->frag = 1;
+    }
     if (x->e->fits && i > x->c->rec_i) {
         x->c->rec_i = (int)i;
         fill_entry(&x->c->rec, x->c, x->div[i - 1], x->per_rank, x->e);
@@ -263,6 +274,9 @@ static int enumerate(const vp_plan *plan, const vp_instance *ref, int64_t layers
     return n;
 }
 
+static vp_status rank_setups(const vp_plan *plan, int ref_i, int64_t layers, int64_t per_rank, int64_t bmax, int top_n,
+                             vp_recommend *out, int *frag, vp_error *err);
+
 vp_status vp_recommend_plan(const vp_plan *plan, int64_t global_batch, int top_n, vp_recommend *out, vp_error *err_out) {
     vp_error local, *err = err_out ? err_out : &local;
     vp_error_clear(err);
@@ -275,10 +289,11 @@ vp_status vp_recommend_plan(const vp_plan *plan, int64_t global_batch, int top_n
                        "recommend chooses training settings (micro-batch, accumulation, checkpointing, optimizer, "
                        "precision); this plan is an inference plan (use `fit --max batch|seq|new-tokens`)");
     const vp_instance *ref = NULL;
+    int ref_i = -1;
     int64_t layers = 0;
     for (int i = 0; i < plan->n_instances; i++) {
         const vp_instance *in = &plan->inst[i];
-        if (vp_inst_trained(in) && !ref) ref = in;
+        if (vp_inst_trained(in) && !ref) ref = in, ref_i = i;
         if (vp_inst_keeps_graph(in)) {
             out->ckpt_instances |= 1u << i;
             if (in->arch.layers + in->arch.dec_layers > layers) layers = in->arch.layers + in->arch.dec_layers;
@@ -310,6 +325,49 @@ vp_status vp_recommend_plan(const vp_plan *plan, int64_t global_batch, int top_n
     if (top_n < 1) top_n = 10;
     if (top_n > VP_RECOMMEND_MAX) top_n = VP_RECOMMEND_MAX;
 
+    int frag = 0;
+    if ((st = rank_setups(plan, ref_i, layers, per_rank, bmax, top_n, out, &frag, err))) return st;
+    /* the allocator settings the estimates were made with: the plan's runtime.pytorch_cuda_alloc_conf */
+    vp_strlcpy(out->alloc_conf, plan->alloc_conf_text, sizeof out->alloc_conf);
+    if (!frag || plan->alloc_conf.expandable_segments || plan->alloc_conf.backend_cuda_malloc_async) return VP_OK;
+    /* Fragmentation decided somewhere (a setup whose allocated peak fits failed for want of a free
+     * block): rank again with expandable_segments:True, and keep that when its winner is faster. */
+    vp_plan *xp = malloc(sizeof *xp);
+    vp_recommend *alt = malloc(sizeof *alt);
+    if (!xp || !alt) {
+        free(xp);
+        free(alt);
+        return vp_fail(err, VP_ERR_NOMEM, "", "out of memory");
+    }
+    *xp = *plan;
+    xp->alloc_conf.expandable_segments = 1;
+    int w = snprintf(xp->alloc_conf_text, sizeof xp->alloc_conf_text, "%s%sexpandable_segments:True", plan->alloc_conf_text,
+                     plan->alloc_conf_text[0] ? "," : "");
+    *alt = *out;
+    alt->n = 0;
+    int frag2 = 0;
+    st = w > 0 && (size_t)w < sizeof xp->alloc_conf_text ? rank_setups(xp, ref_i, layers, per_rank, bmax, top_n, alt, &frag2, err) : VP_OK;
+    if (st == VP_OK && alt->n > 0 &&
+        (out->n == 0 || alt->r[0].micro_batch > out->r[0].micro_batch ||
+         (alt->r[0].micro_batch == out->r[0].micro_batch && alt->r[0].recompute < out->r[0].recompute))) {
+        alt->n_estimates += out->n_estimates;
+        alt->n_setups += out->n_setups;
+        *out = *alt;
+        vp_strlcpy(out->alloc_conf, xp->alloc_conf_text, sizeof out->alloc_conf);
+    } else if (st == VP_OK) {
+        out->n_estimates += alt->n_estimates;
+        out->n_setups += alt->n_setups;
+    }
+    free(xp);
+    free(alt);
+    return st;
+}
+
+/* Rank the setups of plan (its instance ref_i sets the optimizer family and precision) into out. */
+static vp_status rank_setups(const vp_plan *plan, int ref_i, int64_t layers, int64_t per_rank, int64_t bmax, int top_n,
+                             vp_recommend *out, int *frag, vp_error *err) {
+    const vp_instance *ref = &plan->inst[ref_i];
+    vp_status st = VP_OK;
     /* micro-batches: divisors of per_rank within the plan format's batch and accumulation ranges */
     int nd = 0, cap_d = 2048;
     int64_t *div = malloc((size_t)cap_d * sizeof *div);
@@ -407,9 +465,8 @@ vp_status vp_recommend_plan(const vp_plan *plan, int64_t global_batch, int top_n
         if (r) fill_entry(&out->r[out->n++], x.c, ents[k].b, per_rank, x.e);
     }
     out->n_estimates = x.n_estimates;
-    /* the allocator settings the estimates were made with: the plan's runtime.pytorch_cuda_alloc_conf */
-    vp_strlcpy(out->alloc_conf, plan->alloc_conf_text, sizeof out->alloc_conf);
 done:
+    *frag = x.frag;
     free(ents);
     free(div);
     free(cs);
