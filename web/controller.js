@@ -144,6 +144,20 @@ function showError(field, message, path, code, instance = null) {
   mini.hidden = false;
 }
 
+/** Something the plan needs is not there yet (a probe file, a config.json): ask for it. */
+function showInvitation(title, message) {
+  clearFieldMessages();
+  renderVerdictMessage($('verdict'), 'invite', title, message);
+  stale = true;
+  for (const id of ['suggestions', 'devices', 'warnings']) $(id).classList.add('stale');
+  for (const b of document.querySelectorAll('#suggestions button.apply')) b.disabled = true;
+  $('stale-note').hidden = !current;
+  const mini = $('mini-verdict');
+  mini.className = 'mini-verdict invite';
+  mini.textContent = `${title} · how ↓`;
+  mini.hidden = false;
+}
+
 function scheduleEstimate(delay = DEBOUNCE_MS) {
   clearTimeout(estimateTimer);
   estimateTimer = setTimeout(runEstimate, delay);
@@ -163,7 +177,8 @@ async function runEstimate() {
     result = await estimateOf(snapshot);
   } catch (e) {
     if (id !== latestId) return;
-    if (e instanceof InputError) showError(e.field, e.message, null, null, e.instance);
+    if (e instanceof InputError && e.invite) showInvitation(e.invite, e.message);
+    else if (e instanceof InputError) showError(e.field, e.message, null, null, e.instance);
     else showError(null, `The estimator failed: ${e.message || e}`);
     return;
   }
@@ -191,11 +206,12 @@ function render() {
   stale = false;
   // a keyboard "Apply" leaves focus on a button this render replaces: keep it in the list
   const focusInList = $('suggestions').contains(document.activeElement);
-  renderVerdict($('verdict'), est, { source: gpu.sourceLine(store.state) });
+  const probed = gpu.probedGpu(current.state);
+  renderVerdict($('verdict'), est, { source: gpu.sourceLine(current.state), probed });
   renderMiniVerdict($('mini-verdict'), est);
   renderSuggestions($('suggestions'), est, { canApply: S.canApply });
   if (focusInList) ($('suggestions').querySelector('ol') || (!$('applied').hidden && $('undo')))?.focus();
-  renderDevices($('devices'), est);
+  renderDevices($('devices'), est, { probed });
   renderWarnings($('warnings'), est);
   for (const id of ['suggestions', 'devices', 'warnings']) $(id).classList.remove('stale');
   $('stale-note').hidden = true;
@@ -369,10 +385,10 @@ function onChange() {
   scheduleLinkUpdate();
 }
 
-Object.assign(page, { onChange, writeForm, replaceSetup, scheduleEstimate, scheduleLinkUpdate, setStatus, hideApplied, core });
+Object.assign(page, { onChange, writeForm, replaceSetup, scheduleEstimate, scheduleLinkUpdate, setStatus, showBanner, hideApplied, core });
 
 /** Inputs whose own card listens to them (not a plain "the form changed"). */
-const OWN_IDS = new Set(['preset-search', 'role', 'add-role', 'par-framework']);
+const OWN_IDS = new Set(['preset-search', 'role', 'add-role', 'par-framework', 'probe-text']);
 const OWN_NAMES = new Set(['instance', 'mode']);
 const ownHandled = (t) => t.type === 'file' || !!t.closest?.('#start') || OWN_NAMES.has(t.name) || OWN_IDS.has(t.id);
 
@@ -385,6 +401,7 @@ function wire() {
   instances.wire();
   workload.wire();
   parallel.wire();
+  gpu.wire();
   drop.wire();
   planFiles.wire();
 

@@ -4,7 +4,8 @@ import * as S from './setup.js';
 import { buildPlan } from './plan.js';
 import { h } from './view.js';
 import { $ } from './fields.js';
-import { readFileText, dropZone } from './drop.js';
+import { slimProbe } from './probe.js';
+import { rememberProbe } from './cards/gpu.js';
 import { store, page, presetType, planInfo } from './store.js';
 
 export async function loadExampleIndex() {
@@ -43,7 +44,7 @@ async function loadExample(file) {
   if (!res.ok) $('plan-info').replaceChildren(h('span', { class: 'bad' }, res.message));
 }
 
-function showPlanFileError(message) {
+export function showPlanFileError(message) {
   const msg = $('plan-text-msg');
   msg.textContent = message;
   msg.hidden = false;
@@ -91,6 +92,7 @@ export async function openPlanText(text, label) {
       message: coreMsg ? `The plan has an error: ${coreMsg}` : `The form cannot hold ${res.invalid.slice(0, 3).join(', ')} of this plan.`,
     };
   }
+  if (S.isObject(plan.hardware) && S.isObject(plan.hardware.probe)) rememberProbe(JSON.stringify(plan.hardware.probe), label);
   page.replaceSetup(res.state);
   const s = store.state;
   const lines = [h('span', {}, `Loaded ${label}${s.name ? `: ${s.name}` : '.'}`)];
@@ -98,8 +100,11 @@ export async function openPlanText(text, label) {
   if (res.dropped.length) lines.push(h('span', { class: 'bad' }, `Not in the form, left out: ${res.dropped.join(', ')}.`));
   $('plan-info').replaceChildren(...lines);
   // the form must estimate what the file estimates; say so if it cannot hold some setting
+  // (the setup keeps of a probe file what the estimate reads: compare with that)
+  const fileText = S.isObject(plan.hardware) && S.isObject(plan.hardware.probe)
+    ? JSON.stringify({ ...plan, hardware: { ...plan.hardware, probe: slimProbe(plan.hardware.probe) } }) : text;
   try {
-    const [a, b] = await Promise.all([page.core.estimate(text), page.core.estimate(JSON.stringify(buildPlan(s, planInfo())))]);
+    const [a, b] = await Promise.all([page.core.estimate(fileText), page.core.estimate(JSON.stringify(buildPlan(s, planInfo())))]);
     if (!JSON.parse(a.text).error && a.text !== b.text) {
       $('plan-info').append(h('span', { class: 'bad' }, 'The form’s estimate differs from the file’s: it cannot hold every setting of this plan.'));
     }
@@ -107,12 +112,10 @@ export async function openPlanText(text, label) {
   return { ok: true };
 }
 
-/** A plan file chosen or dropped on the plan panel. */
-export async function openPlanFile(file) {
-  const text = await readFileText(file, 'The plan file', showPlanFileError);
-  if (text === null) return;
+/** A plan file chosen or dropped (drop.js read it). */
+export async function openPlanFileText(text, name) {
   $('plan-text').value = text;
-  await openPlanFromPanel(text, `${String(file.name || 'the plan file').slice(0, 80)}`);
+  await openPlanFromPanel(text, name);
 }
 
 export function wire() {
@@ -121,9 +124,4 @@ export function wire() {
     if (b) loadExample(b.dataset.example);
   });
   $('plan-open').addEventListener('click', () => openPlanFromPanel($('plan-text').value, 'the pasted plan'));
-  $('plan-file').addEventListener('change', (e) => {
-    openPlanFile(e.target.files[0]);
-    e.target.value = '';
-  });
-  dropZone($('plan-drop'), openPlanFile);
 }

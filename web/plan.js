@@ -20,8 +20,8 @@ export { PROBE_SCHEMA } from './probe.js';
 const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** JSON.parse that names the field and says where the syntax broke ("what": "the probe file"). */
-export function parseJsonField(text, field, what, instance = null) {
-  if (!text || !text.trim()) throw new InputError(field, `Paste or upload ${what}.`, instance);
+export function parseJsonField(text, field, what, instance = null, invite = null) {
+  if (!text || !text.trim()) throw new InputError(field, `Paste or upload ${what}.`, instance, invite);
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -40,7 +40,7 @@ const blank = (v) => v === '' || v === null || v === undefined;
 
 function modelOf(m, i) {
   if (m.source === 'hf') {
-    const cfg = parseJsonField(m.hf, 'hf-config', 'the config.json', i);
+    const cfg = parseJsonField(m.hf, 'hf-config', 'the config.json', i, 'Waiting for a config.json');
     if (!isObject(cfg)) throw new InputError('hf-config', 'The config.json must be a JSON object ({...}).', i);
     return { hf_config: cfg };
   }
@@ -157,6 +157,9 @@ function hardwareOf(state) {
   const h = state.hardware;
   let out;
   if (h.source === 'probe') {
+    if (!h.probe || !String(h.probe).trim()) {
+      throw new InputError('probe-text', 'Drop the JSON file that vramplan-probe wrote on your GPU node anywhere on this page, or choose it under Hardware.', null, 'Waiting for a probe file');
+    }
     const probe = parseJsonField(h.probe, 'probe-text', 'the probe file');
     if (!isObject(probe)) throw new InputError('probe-text', 'The probe file must be a JSON object ({...}).');
     out = { probe, device: num(h.device) ?? 0 };

@@ -40,3 +40,80 @@ export function probeGpuLabel(g, i) {
   if (typeof free === 'number' && Number.isFinite(free)) parts.push(`${fmtBytes(free)} free`);
   return parts.join(' · ');
 }
+
+/** A probe file larger than this is not one: 64 GPUs (the probe's most) take about 200 KiB. */
+export const MAX_PROBE_BYTES = 1024 * 1024;
+
+const pick = (obj, keys) => {
+  const out = {};
+  for (const k of keys) if (obj && typeof obj === 'object' && Object.hasOwn(obj, k)) out[k] = obj[k];
+  return out;
+};
+
+/**
+ * The part of a probe file the estimate reads (core/src/gpu.c): per GPU its name, total and free
+ * memory, CUDA context size, compute capability and bf16/fp8 support, MIG instance sizes when MIG
+ * is on; the GPU count is the list's length. Host name, PCI ids, UUIDs, serials, the driver and
+ * the rest stay out of links and the saved setup. Values are copied as they are, so the core
+ * judges a bad one exactly as it would in the whole file.
+ */
+export function slimProbe(probe) {
+  if (!probe || typeof probe !== 'object' || Array.isArray(probe)) return probe;
+  const out = pick(probe, ['schema']);
+  if (Object.hasOwn(probe, 'error')) out.error = pick(probe.error, ['code', 'message']);
+  if (!Object.hasOwn(probe, 'devices')) return out;
+  if (!Array.isArray(probe.devices)) {
+    out.devices = probe.devices;
+    return out;
+  }
+  out.devices = probe.devices.map((d) => {
+    if (!d || typeof d !== 'object' || Array.isArray(d)) return d;
+    const g = pick(d, ['index', 'name', 'compute_capability']);
+    if (Object.hasOwn(d, 'memory')) {
+      g.memory = d.memory && typeof d.memory === 'object' && !Array.isArray(d.memory)
+        ? pick(d.memory, ['total_bytes', 'free_bytes', 'context_bytes']) : d.memory;
+    }
+    if (Object.hasOwn(d, 'supports')) {
+      g.supports = d.supports && typeof d.supports === 'object' ? pick(d.supports, ['bf16', 'fp8']) : d.supports;
+    }
+    if (Object.hasOwn(d, 'mig')) {
+      const m = d.mig;
+      if (m && typeof m === 'object' && !Array.isArray(m)) {
+        g.mig = pick(m, ['enabled']);
+        if (m.enabled === true && Object.hasOwn(m, 'instances')) {
+          g.mig.instances = Array.isArray(m.instances)
+            ? m.instances.map((x) => (x && typeof x === 'object' && !Array.isArray(x) ? pick(x, ['total_bytes', 'free_bytes']) : x))
+            : m.instances;
+        }
+      } else {
+        g.mig = m;
+      }
+    }
+    return g;
+  });
+  return out;
+}
+
+/** A probe's text as the setup keeps it: slimProbe, compact; other text is left as it is. */
+export function slimProbeText(text) {
+  if (typeof text !== 'string' || !text.trim()) return text;
+  let probe;
+  try {
+    probe = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  return probe && typeof probe === 'object' && probe.schema === PROBE_SCHEMA ? JSON.stringify(slimProbe(probe)) : text;
+}
+
+/** What kind of file a parsed JSON document is: 'probe', 'plan', 'config' (a config.json), or ''. */
+export function fileKind(doc) {
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return '';
+  if (doc.schema === PROBE_SCHEMA) return 'probe';
+  if (doc.schema === 'vramplan/plan@1') return 'plan';
+  if (typeof doc.model_type === 'string' || Array.isArray(doc.architectures)) return 'config';
+  return '';
+}
+
+/** A cheap look at a file's first bytes: does it say it is a probe file? */
+export const looksLikeProbe = (head) => /"schema"\s*:\s*"vramplan\/gpu-probe@1"/.test(head);

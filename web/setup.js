@@ -12,15 +12,21 @@
 // quoted for it.
 
 import * as O from './options.js';
+import { slimProbeText } from './probe.js';
 
 export const PLAN_SCHEMA = 'vramplan/plan@1';
 
-/** Thrown for input the page itself cannot turn into a plan (bad JSON text, a bad name). */
+/**
+ * Thrown for input the page itself cannot turn into a plan (bad JSON text, a bad name), or that
+ * is not there yet: then `invite` is a title ("Waiting for a probe file") and the page invites
+ * the person to give it instead of marking a field wrong.
+ */
 export class InputError extends Error {
-  constructor(field, message, instance = null) {
+  constructor(field, message, instance = null, invite = null) {
     super(message);
     this.field = field;       // element id in index.html
     this.instance = instance; // which instance the field belongs to (null: not an instance field)
+    this.invite = invite;
   }
 }
 
@@ -214,12 +220,16 @@ export function removeInstance(state, i) {
   return true;
 }
 
-/** Repairs what a link or a file could leave inconsistent (a "shares" the form cannot show). */
+/**
+ * Repairs what a link or a file could leave inconsistent (a "shares" the form cannot show), and
+ * keeps of a probe file only what the estimate reads (probe.js slimProbe).
+ */
 export function normalizeState(state) {
   state.instances.forEach((inst, i) => {
     const t = sharesTarget(state, i);
     inst.shares = t >= 0 && sharesTarget(state, t) < 0 ? t : -1;
   });
+  state.hardware.probe = slimProbeText(state.hardware.probe);
   return state;
 }
 

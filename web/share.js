@@ -150,7 +150,7 @@ export function sanitize(def, input, path = '', choices = CHOICES) {
 
 /** A setup from a link's "s" or "p" of a version this page reads. */
 function readSetup(version, s) {
-  if (version === 'v1') return migrateV1(sanitize(DEFAULT_STATE_V1, s, '', CHOICES_V1));
+  if (version === 'v1') return normalizeState(migrateV1(sanitize(DEFAULT_STATE_V1, s, '', CHOICES_V1)));
   const instances = Object.hasOwn(s, 'instances') ? s.instances : undefined;
   const state = sanitize(DEFAULT_STATE, { ...s, instances });
   return normalizeState(state);

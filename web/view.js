@@ -72,10 +72,15 @@ export function gpuDisplayName(name) {
   return String(name ?? '').replace(/\s*\b\d+(?:\.\d+)?\s?GB\b/g, '').trim() || String(name ?? '');
 }
 
-/** The core's sentence with each GPU named as gpuDisplayName names it. */
-function displaySummary(text, devices) {
+/** The core's sentence with each GPU named as the page names it (gpuDisplayName, the probed GPU). */
+function displaySummary(text, devices, ctx = {}) {
   let out = String(text);
-  for (const d of devices || []) if (d.name && d.kind !== 'cpu') out = out.split(d.name).join(gpuDisplayName(d.name));
+  for (const d of devices || []) {
+    if (d.kind === 'cpu') continue;
+    if (d.name) out = out.split(d.name).join(gpuDisplayName(d.name));
+    const index = probedIndex(d, ctx);
+    if (index !== d.index) out = out.replace(new RegExp(`\\bGPU ${d.index}\\b`), `GPU ${index}`);
+  }
   return out;
 }
 
@@ -87,9 +92,22 @@ function bytesCell(n, extra = {}) {
   return h('span', { class: 'bytes', 'data-bytes': n, title: exact(n), ...extra }, fmtBytes(n));
 }
 
-function deviceTitle(d) {
+/**
+ * A device's title. With a probe file and a one-GPU job, the GPU is the probed one: it is named by
+ * its index in the file (the job's "GPU 0" runs on it). ctx.probed = {index, pci} or null.
+ */
+function deviceTitle(d, ctx = {}) {
   if (d.kind === 'cpu') return d.name || 'CPU RAM';
-  return d.name ? `GPU ${d.index} · ${gpuDisplayName(d.name)}` : `GPU ${d.index}`;
+  const index = probedIndex(d, ctx);
+  return d.name ? `GPU ${index} · ${gpuDisplayName(d.name)}` : `GPU ${index}`;
+}
+
+const gpuCountOf = (est) => (est.devices || []).filter((d) => d.kind !== 'cpu').length;
+const probedIndex = (d, ctx) => (ctx.probed && ctx.oneGpu ? ctx.probed.index : d.index);
+
+/** The naming context of an estimate: the probed GPU, and whether the job has one GPU. */
+function namingContext(est, context = {}) {
+  return { probed: context.probed || null, oneGpu: gpuCountOf(est) === 1 };
 }
 
 /** The device with the least headroom: the one the verdict talks about. */
@@ -111,18 +129,19 @@ function stat(label, n, key) {
 /** The verdict block: fits or not, headroom, the two numbers people check. */
 export function renderVerdict(root, est, context = {}) {
   const d = tightest(est);
+  const ctx = namingContext(est, context);
   root.className = `verdict ${est.fits ? 'fits' : 'nofit'}`;
   root.setAttribute('data-fits', est.fits ? 'true' : 'false');
   const head = est.fits ? 'Fits' : 'Does not fit';
   const kids = [h('p', { class: 'verdict-head' }, h('span', { class: 'badge' }, est.fits ? '✓' : '✗'), ' ', head)];
-  const summary = est.summary ? displaySummary(est.summary, est.devices) : '';
+  const summary = est.summary ? displaySummary(est.summary, est.devices, ctx) : '';
   if (!est.fits && summary) kids.push(h('p', { class: 'summary', 'data-key': 'summary' }, summary));
   if (d) {
     const room = d.headroom_bytes;
     kids.push(h('p', { class: 'headroom' },
       room >= 0 ? 'Headroom ' : 'Short by ',
       bytesCell(Math.abs(room), { 'data-key': 'headroom', 'data-signed': room }),
-      ` on ${deviceTitle(d)}`,
+      ` on ${deviceTitle(d, ctx)}`,
       d.usable_bytes ? [' (', fmtBytes(d.usable_bytes), ' usable)'] : null));
     kids.push(h('dl', { class: 'stats' },
       stat('PyTorch allocated (peak)', d.peak_alloc_bytes, 'peak_alloc_bytes'),
@@ -197,7 +216,7 @@ function deviceScale(devices) {
 }
 
 /** Stacked bar + verdict + breakdown table + phase timeline for one device. */
-function renderDevice(d, est, scale, same) {
+function renderDevice(d, est, scale, same, ctx) {
   const manyInstances = (est.instances || []).length > 1;
   const cpu = d.kind === 'cpu';
   const comps = d.components || []; // the core's order (largest first)
@@ -215,7 +234,7 @@ function renderDevice(d, est, scale, same) {
   if (d.nvidia_smi_bytes) {
     markers.push(h('span', { class: 'marker smi', style: { left: pct(d.nvidia_smi_bytes) }, title: `nvidia-smi: ${fmtBytes(d.nvidia_smi_bytes)}` }));
   }
-  const title = deviceTitle(d);
+  const title = deviceTitle(d, ctx);
   const bar = h('div', {
     class: 'bar', role: 'img',
     'aria-label': `${title}: ${fmtBytes(d.peak_alloc_bytes)} allocated at peak${d.capacity_bytes ? ` of ${fmtBytes(d.capacity_bytes)}` : ''}; largest ${comps.slice(0, 3).map((c) => `${componentLabel(c, manyInstances)} ${fmtBytes(c.bytes)}`).join(', ')}`,
@@ -255,13 +274,19 @@ function renderDevice(d, est, scale, same) {
     : [`${fmtBytes(d.peak_alloc_bytes)} allocated · ${fmtBytes(d.nvidia_smi_bytes)} in nvidia-smi · `,
       `${fmtBytes(d.capacity_bytes)} offered by CUDA`,
       d.context_bytes ? ` · CUDA context ${fmtBytes(d.context_bytes)}` : ''];
+  const probed = !cpu && ctx.probed
+    ? h('p', { class: 'muted probed' }, ctx.oneGpu
+      ? `The probe file’s GPU ${ctx.probed.index}${ctx.probed.pci ? ` (${ctx.probed.pci})` : ''}, with the free memory it measured.`
+      : `Planned with the memory of the probe file’s GPU ${ctx.probed.index}${ctx.probed.pci ? ` (${ctx.probed.pci})` : ''}.`)
+    : null;
 
   return h('article', { class: `device card ${d.fits ? 'fits' : 'nofit'}`, 'data-index': d.index, 'data-kind': d.kind || 'gpu', 'aria-label': title },
     h('header', {},
       h('h3', {}, title, same.length ? h('span', { class: 'muted same' }, ` (same on GPU ${indexRanges(same)})`) : null),
       verdict,
       h('p', { class: 'muted peak-line' }, 'Peak: ', h('strong', { 'data-key': 'peak_phase' }, phaseName)),
-      h('p', { class: 'muted' }, facts)),
+      h('p', { class: 'muted' }, facts),
+      probed),
     bar,
     h('p', { class: 'legend muted' },
       hasLimit ? h('span', { class: 'key usable' }, cpu ? 'RAM limit' : 'usable limit') : null, ' ',
@@ -275,8 +300,9 @@ function renderDevice(d, est, scale, same) {
  * Everything below the verdict: one card per device, side by side (GPUs on one scale, then
  * CPU RAM on its own). GPUs whose numbers are all identical are drawn once ("same on GPU 1–7").
  */
-export function renderDevices(root, est) {
+export function renderDevices(root, est, context = {}) {
   const devices = est.devices || [];
+  const ctx = namingContext(est, context);
   const gpuScale = deviceScale(devices.filter((d) => d.kind !== 'cpu'));
   const groups = [];
   const byKey = new Map();
@@ -290,7 +316,7 @@ export function renderDevices(root, est) {
     if (key) byKey.set(key, g);
     groups.push(g);
   }
-  const cards = groups.map((g) => renderDevice(g.d, est, g.d.kind === 'cpu' ? deviceScale([g.d]) : gpuScale, g.same));
+  const cards = groups.map((g) => renderDevice(g.d, est, g.d.kind === 'cpu' ? deviceScale([g.d]) : gpuScale, g.same, ctx));
   root.replaceChildren(...instanceLine(est),
     h('div', { class: `device-grid${cards.length > 1 ? ' many' : ''}` }, cards));
 }

@@ -88,3 +88,39 @@ test('"Apply" on each suggestion gives the estimate the core quoted for it', (t)
     assert.ok(seen.has(id), `the plans above exercise ${id}`);
   }
 });
+
+test('probe files: what links keep (probe.js slimProbe) estimates exactly as the whole file', async (t) => {
+  const { slimProbe } = await import('../../web/probe.js');
+  const dirs = [path.join(ROOT, 'tests/probe/fixtures'), path.join(ROOT, 'tests/probe/fixtures/bad'), path.join(ROOT, 'tests/web/fixtures')];
+  let n = 0;
+  for (const dir of dirs) {
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.json'))) {
+      let probe;
+      try {
+        probe = JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
+      } catch {
+        continue; // truncated.json: the page refuses it before the core sees it
+      }
+      if (probe?.schema !== 'vramplan/gpu-probe@1') continue;
+      const count = Array.isArray(probe.devices) ? probe.devices.length : 1;
+      for (let device = 0; device < count; device++) {
+        for (const batch of [4, 64]) {
+          const make = (p) => plan({ batch, seq: 2048 }, [{ model: { preset: 'llama-3.1-8b' } }], { probe: p, device });
+          const full = JSON.parse(core.estimate(make(probe)));
+          const slim = JSON.parse(core.estimate(make(slimProbe(probe))));
+          // the host name is only a label in the core's sentence
+          if (probe.host?.hostname) {
+            const host = ` on ${probe.host.hostname}`;
+            full.summary = String(full.summary).split(host).join('');
+          }
+          assert.deepEqual(slim, full, `${f} device ${device} batch ${batch}`);
+          n++;
+        }
+      }
+      const text = JSON.stringify(slimProbe(probe));
+      for (const secret of ['hostname', 'pci_bus_id', 'uuid', 'serial', 'driver_version', 'nvml_index']) assert.ok(!text.includes(`"${secret}"`), `${f}: ${secret}`);
+    }
+  }
+  t.diagnostic(`${n} probe plans`);
+  assert.ok(n >= 8);
+});

@@ -318,3 +318,166 @@ test('DeepSpeed and Megatron default to their own bf16 master-weight mode, and s
   assertClean(log);
   await context.close();
 });
+
+// ---- probe files -------------------------------------------------------------------------------
+const X2 = path.join(PROBE_FIX, 'h100-sxm-x2-fake.json');
+const REAL = path.join(PROBE_FIX, 'h100-sxm-probe-2026-11-23.json');
+
+test('probe: choosing "Probe file" invites, it does not scold', async () => {
+  const { context, page, log } = await B.openPage();
+  await choose(page, 'hw-source', 'probe');
+  await page.waitForSelector('#verdict.invite');
+  assert.match(await page.textContent('#verdict'), /probe file/i);
+  assert.equal(await page.locator('#verdict.error').count(), 0, 'not an error');
+  assert.equal(await page.locator('.field-msg:not([hidden])').count(), 0, 'no field is marked wrong');
+  assert.equal(await page.locator('[aria-invalid="true"]').count(), 0);
+  assert.match(await page.textContent('#mini-verdict'), /probe/i);
+  // an empty config.json is an invitation too
+  await choose(page, 'hw-source', 'preset');
+  await choose(page, 'model-source', 'hf');
+  await page.waitForSelector('#verdict.invite');
+  assert.match(await page.textContent('#verdict'), /config\.json/);
+  assert.equal(await page.locator('.field-msg:not([hidden])').count(), 0);
+  assertClean(log);
+  await context.close();
+});
+
+test('probe: a bad file keeps the last good probe, with the error beside the drop zone', async () => {
+  const { context, page, log } = await B.openPage();
+  await choose(page, 'hw-source', 'probe');
+  let n = await estimates(page);
+  await page.setInputFiles('#probe-file', X2);
+  await settled(page, n);
+  const good = await page.evaluate(() => window.__vramplan.plan().hardware);
+  const peak = await peakBytes(page);
+  for (const bad of [path.join(FIX, 'not-a-probe.json'), path.join(PROBE_FIX, 'bad/truncated.json'), path.join(PROBE_FIX, 'bad/hand-edited.json')]) {
+    await page.setInputFiles('#probe-file', bad);
+    await page.waitForSelector('#probe-text-msg:not([hidden])');
+    const msg = await page.textContent('#probe-text-msg');
+    assert.match(msg, /probe|JSON|total_bytes/, msg);
+    assert.match(msg, /still planned with/i, `says the last good file stays: ${msg}`);
+    // beside the drop zone
+    const zone = await page.locator('#probe-drop').boundingBox();
+    const box = await page.locator('#probe-text-msg').boundingBox();
+    assert.ok(box.y >= zone.y + zone.height - 1 && box.y - (zone.y + zone.height) < 20, 'right under the drop zone');
+    assert.deepEqual(await page.evaluate(() => window.__vramplan.plan().hardware), good, `${path.basename(bad)}: the good probe stays`);
+    assert.equal(await page.locator('#verdict.error').count(), 0, 'the estimate stands');
+    assert.equal(await peakBytes(page), peak);
+  }
+  await shot(page, '23-bad-probe-kept-good');
+  // a good file again clears the message
+  n = await estimates(page);
+  await page.setInputFiles('#probe-file', REAL);
+  await settled(page, n);
+  assert.equal(await page.isVisible('#probe-text-msg'), false);
+  assert.equal(await page.$$eval('#probe-device option', (o) => o.length), 1);
+  assertClean(log);
+  await context.close();
+});
+
+test('probe: recognised by its schema wherever it is dropped', async () => {
+  const text = readFileSync(X2, 'utf8');
+  for (const where of ['#hf-drop', '#results', '#setup', '#plan-drop']) {
+    const { context, page, log } = await B.openPage();
+    if (where === '#hf-drop') {
+      await choose(page, 'model-source', 'hf');
+      const m = await estimates(page);
+      await page.fill('#hf-config', readFileSync(path.join(FIX, 'hf-llama-3.2-1b.json'), 'utf8'));
+      await settled(page, m);
+    }
+    if (where === '#plan-drop') await page.click('#open-plan > summary');
+    const n = await estimates(page);
+    await dropText(page, where, text, 'h100-x2.json');
+    await settled(page, n);
+    await page.waitForFunction(() => window.__vramplan.state.hardware.source === 'probe');
+    assert.equal(await page.$$eval('#probe-device option', (o) => o.length), 2, where);
+    assert.equal((await page.evaluate(() => window.__vramplan.plan())).hardware.probe.devices.length, 2);
+    assert.doesNotMatch(await page.textContent('#verdict'), /model_type/, `${where}: not read as a config`);
+    assert.equal(await page.locator('#verdict.error').count(), 0, where);
+    assertClean(log);
+    await context.close();
+  }
+});
+
+test('probe: GPU 1 of the probe is named GPU 1 in the headline and the device card', async () => {
+  const { context, page, log } = await B.openPage();
+  await choose(page, 'hw-source', 'probe');
+  let n = await estimates(page);
+  await page.setInputFiles('#probe-file', X2);
+  await settled(page, n);
+  n = await estimates(page);
+  await page.selectOption('#probe-device', '1');
+  await settled(page, n);
+  const probe = JSON.parse(readFileSync(X2, 'utf8'));
+  const head = await page.textContent('#verdict .headroom');
+  assert.match(head, /GPU 1\b/);
+  assert.doesNotMatch(head, /GPU 0\b/);
+  assert.doesNotMatch(await page.textContent('#verdict .summary'), /GPU 0\b/);
+  const title = await page.textContent('#devices article.device h3');
+  assert.match(title, /GPU 1\b/);
+  assert.doesNotMatch(title, /GPU 0\b/);
+  assert.match(await page.textContent('#devices article.device'), new RegExp(probe.devices[1].pci_bus_id.replace(/\./g, '\\.')));
+  assertClean(log);
+  await context.close();
+});
+
+test('probe: links carry only what the estimate needs, and the page says so', async () => {
+  const { context, page, log } = await B.openPage();
+  await choose(page, 'hw-source', 'probe');
+  const n = await estimates(page);
+  await page.setInputFiles('#probe-file', path.join(FIX, 'probe-h100.json'));
+  await settled(page, n);
+  assert.match(await page.textContent('#verdict'), /gpu-node-07/, 'this tab still names the node');
+  assert.match(await page.textContent('#probe-privacy'), /only/);
+  await page.click('#copy-link');
+  await page.waitForFunction(() => location.hash.startsWith('#v2.') && localStorage.getItem('vramplan.setup.v2') === location.hash.slice(1));
+  const hash = new URL(page.url()).hash;
+  const saved = await page.evaluate(() => localStorage.getItem('vramplan.setup.v2'));
+  const { decodeShare } = await import('../../web/share.js');
+  for (const frag of [hash, saved]) {
+    const probe = JSON.parse((await decodeShare(frag)).state.hardware.probe);
+    const text = JSON.stringify(probe);
+    for (const secret of ['gpu-node-07', 'hostname', 'pci_bus_id', 'uuid', 'serial', 'driver_version']) {
+      assert.ok(!text.includes(secret), `the link leaves out ${secret}: ${text}`);
+    }
+    assert.equal(probe.devices.length, 2);
+    assert.deepEqual(Object.keys(probe.devices[0].memory).sort(), ['context_bytes', 'free_bytes', 'total_bytes']);
+  }
+  assertClean(log);
+  await context.close();
+  // the same estimate from the link (the host name was only ever a label)
+  const fresh = await B.openPage(hash);
+  assert.equal(await fresh.page.$$eval('#probe-device option', (o) => o.length), 2);
+  assert.match(await fresh.page.textContent('#probe-info'), /link/i);
+  assertClean(fresh.log);
+  await fresh.context.close();
+});
+
+test('probe: a 5 MB file is refused at once, naming the limit; the old error goes first', async () => {
+  const { context, page, log } = await B.openPage();
+  await choose(page, 'hw-source', 'probe');
+  await page.setInputFiles('#probe-file', path.join(FIX, 'not-a-probe.json'));
+  await page.waitForSelector('#probe-text-msg:not([hidden])');
+  const probe = JSON.parse(readFileSync(REAL, 'utf8'));
+  probe.warnings = Array.from({ length: 100000 }, (_, i) => `padding warning number ${i} to make a large file`);
+  const big = JSON.stringify(probe);
+  assert.ok(big.length > 4e6);
+  // timed in the page: from the file's arrival to the message (not the test's upload of 5 MB)
+  await page.evaluate(() => document.getElementById('probe-file').addEventListener('change', () => { window.__t0 = performance.now(); }, { capture: true, once: true }));
+  await page.setInputFiles('#probe-file', { name: 'huge-probe.json', mimeType: 'application/json', buffer: Buffer.from(big) });
+  await page.waitForFunction(() => /1 MiB/.test(document.getElementById('probe-text-msg').textContent) && (window.__t1 = performance.now()));
+  const ms = await page.evaluate(() => window.__t1 - window.__t0);
+  assert.ok(ms < 250, `refused in ${ms.toFixed(0)} ms`);
+  assert.match(await page.textContent('#probe-text-msg'), /huge-probe\.json is 4\.\d MiB/);
+  // a drop shows progress at once, with the previous error gone
+  const seen = await page.evaluate(async (text) => {
+    const d = new DataTransfer();
+    d.items.add(new File([text], 'again.json', { type: 'application/json' }));
+    document.getElementById('probe-drop').dispatchEvent(new DragEvent('drop', { dataTransfer: d, bubbles: true, cancelable: true }));
+    return { msg: document.getElementById('probe-text-msg').hidden, status: document.getElementById('probe-status').textContent };
+  }, big);
+  assert.equal(seen.msg, true, 'the old error is cleared in the same task as the drop');
+  assert.match(seen.status, /Reading again\.json/);
+  assertClean(log);
+  await context.close();
+});

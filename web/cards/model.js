@@ -169,3 +169,10 @@ export function wire() {
     }
   });
 }
+
+/** A config.json dropped or chosen anywhere: it becomes the shown model's config. */
+export function takeConfigText(text) {
+  setRadio('model-source', 'hf');
+  $('hf-config').value = text;
+  page.onChange();
+}
