@@ -94,9 +94,11 @@ int cmd_calibrate(int argc, char **argv) {
         }
         if (!line[strspn(line, " \t\r")]) continue;
         char *plan = vp_record_to_plan_json(line, &err);
-        /* the id is shown only from a record that is valid JSON (so it is valid UTF-8) */
+        /* the id is shown only from a record whose text is JSON, so it is valid UTF-8 (a key given
+         * twice or a \u0000 is a field error: the text is still JSON) */
         vp_error jerr;
-        cJSON *rec = vp_json_check(line, &jerr) == VP_OK ? cJSON_Parse(line) : NULL;
+        vp_status js = vp_json_check(line, &jerr);
+        cJSON *rec = js == VP_OK || js == VP_ERR_FIELD ? cJSON_Parse(line) : NULL;
         const cJSON *id = rec ? cJSON_GetObjectItemCaseSensitive(rec, "id") : NULL;
         const char *ids = cJSON_IsString(id) ? id->valuestring : "?";
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(rec, "measured");

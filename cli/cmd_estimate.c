@@ -13,7 +13,8 @@ static void help(FILE *f) {
             "  --json               print the estimate as JSON (vramplan/estimate@1)\n"
             "  --pretty             indent the JSON\n"
             "  --check              exit with status 4 when the plan does not fit\n\n"
-            "exit status: 0 ok, 2 bad flags, 3 bad input (the message names the field), 4 does not fit (--check)\n");
+            "exit status: 0 ok, 2 bad flags, 3 bad input (the message names the field, or the line and column of a\n"
+            "JSON syntax error), 4 does not fit (--check), 5 a file cannot be read\n");
 }
 
 typedef struct {

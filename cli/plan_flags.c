@@ -2,6 +2,9 @@
  * --batch, --gpu, ...) -> one vramplan/plan@1 JSON text. Each command handles its own output flags
  * through the `extra` callback. */
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,13 +54,54 @@ static void set_num(cJSON *o, const char *k, double v) {
 
 int cli_parse_count(const char *cmd, const char *flag, const char *s, long long *out) {
     char *end = NULL;
+    errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (!s[0] || *end || v < 0) {
+    if (!s[0] || *end || v < 0 || s[0] == '-') {
         fprintf(stderr, "vramplan %s: %s needs a non-negative whole number, got '%s'\n", cmd, flag, s);
+        return 0;
+    }
+    if (errno == ERANGE) { /* strtoll clamps to LLONG_MAX: never pass that on as if it were the value */
+        fprintf(stderr, "vramplan %s: %s %s is too large (at most %lld)\n", cmd, flag, s, LLONG_MAX);
         return 0;
     }
     *out = v;
     return 1;
+}
+
+/* A plan number from a flag: a non-negative whole number. One too large for int64 is passed on as
+ * the double it is (1e+20), so the core names the field and its range instead of a clamped
+ * 9223372036854775807 (strtoll's ERANGE). */
+static int plan_number(const char *cmd, const char *flag, const char *s, double *out) {
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (!s[0] || *end || v < 0 || s[0] == '-' || s[0] == '+') {
+        fprintf(stderr, "vramplan %s: %s needs a non-negative whole number, got '%s'\n", cmd, flag, s);
+        return 0;
+    }
+    *out = errno == ERANGE ? strtod(s, NULL) : (double)v;
+    if (!isfinite(*out)) {
+        fprintf(stderr, "vramplan %s: %s %s is too large\n", cmd, flag, s);
+        return 0;
+    }
+    return 1;
+}
+
+/* cJSON prints an infinite number as null, which the core would call a missing field: write the
+ * text 1e999 back (it reads as infinity again), so the core says "not a finite number". */
+static void keep_infinities(cJSON *node) {
+    for (cJSON *it = node ? node->child : NULL, *next; it; it = next) {
+        next = it->next;
+        if (cJSON_IsNumber(it) && !isfinite(it->valuedouble)) {
+            cJSON *raw = cJSON_CreateRaw(it->valuedouble < 0 ? "-1e999" : "1e999");
+            if (raw && cJSON_IsObject(node))
+                cJSON_ReplaceItemInObjectCaseSensitive(node, it->string, raw); /* keeps the key */
+            else if (raw)
+                cJSON_ReplaceItemViaPointer(node, it, raw);
+        } else {
+            keep_infinities(it);
+        }
+    }
 }
 
 int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extra, void *ctx, char **plan_out) {
@@ -67,13 +111,16 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
         if (!strcmp(argv[i], "--plan") && i + 1 < argc) plan_path = argv[i + 1];
 
     cJSON *plan = NULL;
+    char *plan_text = NULL; /* the file as written: passed on unchanged when no flag changes it */
+    int changed = 0;
     if (plan_path) {
-        char *txt = cli_read_file(plan_path, MAX_INPUT);
-        if (!txt) return EXIT_IO;
-        plan = cJSON_Parse(txt);
-        free(txt);
+        int rrc = 0;
+        plan_text = cli_read_json(plan_path, MAX_INPUT, &rrc); /* strict, with the file's line and column */
+        if (!plan_text) return rrc;
+        plan = cJSON_Parse(plan_text);
         if (!plan || !cJSON_IsObject(plan)) {
             cJSON_Delete(plan);
+            free(plan_text);
             fprintf(stderr, "vramplan %s: %s is not a JSON object (a vramplan/plan@1 plan)\n", cmd, plan_path);
             return EXIT_INPUT;
         }
@@ -93,7 +140,6 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long long n = 0;
         int took;
 #define NEEDV()                                                                      \
     do {                                                                             \
@@ -124,7 +170,7 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
                 goto out;
             }
             i += took - 1;
-        } else if (!strcmp(a, "--model")) {
+        } else if ((changed = 1) && !strcmp(a, "--model")) { /* every flag below changes the plan */
             NEEDV();
             INST();
             cJSON_DeleteItemFromObjectCaseSensitive(in0, "model");
@@ -134,11 +180,8 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             NEEDV();
             INST();
             free(cfg_txt);
-            cfg_txt = cli_read_file(v, MAX_INPUT);
-            if (!cfg_txt) {
-                rc = EXIT_IO;
-                goto out;
-            }
+            cfg_txt = cli_read_json(v, MAX_INPUT, &rc); /* strict, with the config's line and column */
+            if (!cfg_txt) goto out;
             cJSON *cfg = cJSON_Parse(cfg_txt);
             if (!cfg) {
                 fprintf(stderr, "vramplan %s: %s is not valid JSON\n", cmd, v);
@@ -162,13 +205,14 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
         } else if (!strcmp(a, "--batch") || !strcmp(a, "--seq") || !strcmp(a, "--new-tokens") ||
                    !strcmp(a, "--grad-accum")) {
             NEEDV();
-            if (!cli_parse_count(cmd, a, v, &n)) {
+            double x;
+            if (!plan_number(cmd, a, v, &x)) {
                 rc = EXIT_USAGE;
                 goto out;
             }
             const char *key = !strcmp(a, "--batch") ? "batch" : !strcmp(a, "--seq") ? "seq"
                               : !strcmp(a, "--new-tokens") ? "new_tokens" : "grad_accum";
-            set_num(wl, key, (double)n);
+            set_num(wl, key, x);
         } else if (!strcmp(a, "--alloc-conf")) {
             NEEDV();
             set_str(obj(plan, "runtime"), "pytorch_cuda_alloc_conf", v);
@@ -182,13 +226,14 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             set_str(ft, "method", !strcmp(a, "--lora") ? "lora" : "qlora");
             if (!strcmp(a, "--lora")) {
                 NEEDV();
-                if (!cli_parse_count(cmd, a, v, &n)) {
+                double r;
+                if (!plan_number(cmd, a, v, &r)) {
                     rc = EXIT_USAGE;
                     goto out;
                 }
                 cJSON *l = obj(ft, "lora");
-                set_num(l, "r", (double)n);
-                set_num(l, "alpha", (double)(2 * n));
+                set_num(l, "r", r);
+                set_num(l, "alpha", 2 * r);
             }
         } else if (!strcmp(a, "--lora-targets")) {
             NEEDV();
@@ -211,22 +256,24 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
         } else if (!strcmp(a, "--grad-ckpt")) {
             NEEDV();
             INST();
-            if (!cli_parse_count(cmd, a, v, &n)) {
+            double k;
+            if (!plan_number(cmd, a, v, &k)) {
                 rc = EXIT_USAGE;
                 goto out;
             }
             cJSON_DeleteItemFromObjectCaseSensitive(in0, "grad_ckpt");
-            set_num(cJSON_AddObjectToObject(in0, "grad_ckpt"), "every", (double)n);
+            set_num(cJSON_AddObjectToObject(in0, "grad_ckpt"), "every", k);
         } else if (!strcmp(a, "--gpu")) {
             NEEDV();
             gpu = v;
         } else if (!strcmp(a, "--gpus")) {
             NEEDV();
-            if (!cli_parse_count(cmd, a, v, &n)) {
+            double c;
+            if (!plan_number(cmd, a, v, &c)) {
                 rc = EXIT_USAGE;
                 goto out;
             }
-            set_num(obj(plan, "hardware"), "count", (double)n);
+            set_num(obj(plan, "hardware"), "count", c);
         } else {
             fprintf(stderr, "vramplan %s: unknown option '%s' (see --help)\n", cmd, a);
             rc = EXIT_USAGE;
@@ -237,11 +284,8 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
         cJSON *hw = obj(plan, "hardware");
         const char *dot = strrchr(gpu, '.');
         if (dot && !strcmp(dot, ".json")) {
-            char *txt = cli_read_file(gpu, MAX_INPUT);
-            if (!txt) {
-                rc = EXIT_IO;
-                goto out;
-            }
+            char *txt = cli_read_json(gpu, MAX_INPUT, &rc); /* strict, with the probe file's line and column */
+            if (!txt) goto out;
             cJSON *probe = cJSON_Parse(txt);
             free(txt);
             if (!probe) {
@@ -260,13 +304,21 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             set_str(hw, "gpu", gpu);
         }
     }
-    *plan_out = cJSON_PrintUnformatted(plan);
+    if (plan_text && !changed) {
+        /* no flag changed the plan: the core reads the file's own text, exactly as the page would */
+        *plan_out = plan_text;
+        plan_text = NULL;
+    } else {
+        keep_infinities(plan);
+        *plan_out = cJSON_PrintUnformatted(plan);
+    }
     if (!*plan_out) {
         fprintf(stderr, "vramplan %s: out of memory\n", cmd);
         rc = EXIT_IO;
     }
 out:
     free(cfg_txt);
+    free(plan_text);
     cJSON_Delete(plan);
     return rc;
 }

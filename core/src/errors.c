@@ -30,6 +30,11 @@ vp_status vp_fail(vp_error *err, vp_status code, const char *path, const char *f
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
+    /* a message or path cut at its buffer's end, or quoting a cut value, keeps whole UTF-8 characters:
+     * callers print them into JSON (the page) and terminals */
+    vp_utf8_scrub(err->path);
+    err->message[vp_utf8_cut(err->message, strlen(err->message))] = '\0';
+    vp_utf8_scrub(err->message);
     return code;
 }
 

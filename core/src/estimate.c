@@ -137,9 +137,12 @@ static void fill_device(const vp_plan *plan, int64_t rank, vp_device *d, vp_esti
     vp_strlcpy(d->kind, "gpu", sizeof d->kind);
     if (rank < plan->gpu_count)
         vp_strlcpy(d->name, plan->gpu.name, sizeof d->name);
-    else
-        snprintf(d->name, sizeof d->name, "%.60s (rank %lld, node %lld)", plan->gpu.name, (long long)rank,
+    else {
+        char gpu[61]; /* cut between UTF-8 characters, never inside one (%.60s cuts bytes) */
+        vp_strlcpy(gpu, plan->gpu.name, sizeof gpu);
+        snprintf(d->name, sizeof d->name, "%s (rank %lld, node %lld)", gpu, (long long)rank,
                  (long long)(rank / plan->gpu_count));
+    }
     d->capacity_bytes = vp_capacity_bytes(&plan->gpu);
     d->context_bytes = (uint64_t)vp_context_bytes(&plan->gpu);
     int64_t nonpt = vp_nonpytorch_bytes(&plan->gpu) + (world_size(plan) > 1 ? vp_nccl_bytes() : 0);

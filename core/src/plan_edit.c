@@ -85,7 +85,7 @@ vp_status vp_plan_field_limit(const vp_plan *plan, vp_field f, int64_t *limit, c
             int64_t p_lim = f == VP_FIELD_SEQ ? pos - (plan->mode == VP_MODE_INFER ? plan->new_tokens : 0) : pos - plan->seq;
             if (p_lim < lim) {
                 lim = p_lim;
-                snprintf(why, n, "instance \"%.40s\" (%s) has %lld learned positions for %s", in->name, in->arch.model_type,
+                snprintf(why, n, "instance \"%s\" (%s) has %lld learned positions for %s", in->name, in->arch.model_type,
                          (long long)pos, plan->mode == VP_MODE_INFER ? "seq + new_tokens" : "seq");
             }
         }

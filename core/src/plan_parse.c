@@ -458,7 +458,7 @@ vp_status vp_plan_check_magnitudes(const vp_plan *plan, vp_error *err) {
                        32.0 * (double)plan->inst[i].pc.total;
         if (bytes > 2.3e18)
             return vp_fail(err, VP_ERR_RANGE, "workload.seq",
-                           "workload: %.3g tokens through instance \"%.40s\" would need about %.3g bytes; not a plannable job", t,
+                           "workload: %.3g tokens through instance \"%s\" would need about %.3g bytes; not a plannable job", t,
                            plan->inst[i].name, bytes);
     }
     return VP_OK;

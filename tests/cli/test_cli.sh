@@ -145,6 +145,135 @@ expect 0 "" -- calibrate "$FX/records/one-good.jsonl" --plans
 cp "$OUT" "$WORK/generated-plan.json"
 expect_stdin 0 "" "$WORK/generated-plan.json" -- estimate --plan - --json
 
+# ---- issue 10: inputs the CLI and the core must refuse or flag ----
+S='"schema":"vramplan/plan@1"'
+G='{"model":{"preset":"gpt2"}}'
+plan() { printf '%s' "$1" >"$WORK/p.json"; }
+# the --plan text reaches the core unchanged: trailing text and 1e999 read as the page reads them
+plan "{$S,\"workload\":{\"batch\":1,\"seq\":128},\"instances\":[$G]} trailing"
+expect 3 "line 1, column" -- estimate --plan "$WORK/p.json"
+grep -q "after the end" "$ERR" || { echo "FAIL: trailing text not named"; fails=$((fails + 1)); }
+plan "{$S,\"workload\":{\"batch\":1e999,\"seq\":128},\"instances\":[$G]}"
+expect 3 "not a finite number" -- estimate --plan "$WORK/p.json"
+expect 3 "not a finite number" -- estimate --plan "$WORK/p.json" --seq 64
+plan "{$S,
+  \"workload\": {\"batch\": 1,, \"seq\": 128},
+  \"instances\": [$G]}"
+expect 3 "line 2, column 27" -- estimate --plan "$WORK/p.json"
+# keys given twice, in the plan and in the files the flags read
+plan "{$S,\"workload\":{\"batch\":1,\"seq\":128},\"instances\":[{\"model\":{\"hf_config\":{\"model_type\":\"gpt2\",\"n_embd\":64,\"n_layer\":2,\"n_head\":4,\"n_embd\":128}}}]}"
+expect 3 "instances[0].model.hf_config.n_embd" -- estimate --plan "$WORK/p.json"
+printf '{"model_type":"llama","hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,\n"num_attention_heads":4,"vocab_size":1000,"vocab_size":2000}' >"$WORK/dup-config.json"
+expect 3 "vocab_size is given twice" -- estimate --hf-config "$WORK/dup-config.json"
+grep -q "dup-config.json" "$ERR" || { echo "FAIL: the config file is not named"; fails=$((fails + 1)); }
+sed 's/"total_bytes": 85017493504,/"total_bytes": 85017493504, "total_bytes": 1000,/' "$FX/probes/h100.json" >"$WORK/dup-probe.json"
+expect 3 "devices[0].memory.total_bytes" -- estimate --model gpt2 --seq 128 --gpu "$WORK/dup-probe.json"
+plan "{$S,\"workload\":{\"batch\":1,\"seq\":128},\"instances\":[{\"name\":\"a\",\"model\":{\"preset\":\"gpt2\"}},{\"name\":\"a\",\"role\":\"reference\",\"model\":{\"preset\":\"gpt2\"}}]}"
+expect 3 "instances[1].name" -- estimate --plan "$WORK/p.json"
+# text that is not UTF-8, NUL characters and NUL bytes
+printf '{%s,"workload":{"batch":1,"seq":128},"instances":[{"name":"a\377\300\257","model":{"preset":"gpt2"}}]}' "$S" >"$WORK/p.json"
+expect 3 "instances[0].name is not valid UTF-8" -- estimate --plan "$WORK/p.json" --json
+[ -s "$OUT" ] && { echo "FAIL: output for a plan that is not UTF-8"; fails=$((fails + 1)); }
+plan "{$S,\"workload\":{\"mode\":\"train\\u0000x\",\"batch\":1,\"seq\":128},\"instances\":[$G]}"
+expect 3 "workload.mode" -- estimate --plan "$WORK/p.json"
+printf '{%s,"workload":{"batch":1,"seq":128},"instances":[{"model":{"preset":"gpt2"}}]}\000{"x":1}' "$S" >"$WORK/p.json"
+expect 3 "NUL byte" -- estimate --plan "$WORK/p.json"
+# placement, layout and hardware that contradict each other or do not exist
+plan "{$S,\"workload\":{\"batch\":1,\"seq\":128},\"instances\":[$G,{\"name\":\"t\",\"role\":\"teacher\",\"model\":{\"preset\":\"gpt2\"},\"placement\":{\"device\":\"cpu\",\"stream_to\":3}}]}"
+expect 3 "instances[1].placement.stream_to" -- estimate --plan "$WORK/p.json"
+plan "{$S,\"workload\":{\"batch\":1,\"seq\":128},\"instances\":[$G],\"hardware\":{\"count\":2},\"parallel\":{\"dp\":2,\"fsdp\":\"full_shard\",\"zero\":3}}"
+expect 3 "parallel.zero" -- estimate --plan "$WORK/p.json"
+plan "{$S,\"workload\":{\"batch\":1,\"seq\":128},\"instances\":[$G],\"hardware\":{\"gpu\":\"a100-sxm-80gb\",\"probe\":$(cat "$FX/probes/h100.json")}}"
+expect 3 "hardware.gpu and hardware.probe" -- estimate --plan "$WORK/p.json"
+# jobs the real stack refuses: PEFT targets no module has, nothing left to train, past n_positions
+expect 3 "instances[0].finetune.lora.targets" -- estimate --model gpt2 --seq 128 --lora 8 --lora-targets q_proj,v_proj
+grep -q "not found in the base model" "$ERR" || { echo "FAIL: PEFT's error not quoted"; fails=$((fails + 1)); }
+plan "{$S,\"workload\":{\"batch\":1,\"seq\":128},\"instances\":[{\"model\":{\"preset\":\"gpt2\"},\"finetune\":{\"freeze\":[\"embeddings\",\"lm_head\",\"attention\",\"mlp\",\"norms\"]}}]}"
+expect 3 "empty parameter list" -- estimate --plan "$WORK/p.json"
+expect 3 "workload.seq" -- estimate --model gpt2 --seq 2048
+grep -q "1024 positions" "$ERR" || { echo "FAIL: n_positions not named"; fails=$((fails + 1)); }
+# MIG: the plan is checked against one instance (39.46 GiB), not the whole 80 GB GPU
+expect 0 "" -- estimate --model qwen2.5-0.5b --precision bf16 --batch 13 --seq 1024 --gpu "$FX/probes/h100.json" --check
+expect 4 "" -- estimate --model qwen2.5-0.5b --precision bf16 --batch 13 --seq 1024 --gpu "$FX/probes/h100-mig-2x3g40gb.json" --check
+grep -q "MIG instance 0" "$OUT" && grep -q "warning: MIG is on" "$OUT" || { echo "FAIL: MIG instance not planned against"; fails=$((fails + 1)); }
+# idle GPUs are named in a warning
+expect 0 "" -- estimate --model gpt2 --seq 128 --gpus 8
+grep -q "warning: 7 of the 8 GPUs stay idle" "$OUT" || { echo "FAIL: no idle-GPU warning"; fails=$((fails + 1)); }
+# messages: a number too large for int64 is shown as it was given, 1e308 in 6 digits, exit 5 documented
+expect 3 "workload.batch = 1e+20" -- estimate --model gpt2 --batch 99999999999999999999
+expect 3 "hardware.count" -- estimate --model gpt2 --gpus 99999999999999999999
+plan "{$S,\"workload\":{\"batch\":1e308,\"seq\":128},\"instances\":[$G]}"
+expect 3 "workload.batch = 1e+308 is out of range" -- estimate --plan "$WORK/p.json"
+[ "$(wc -c <"$ERR")" -lt 200 ] || { echo "FAIL: 1e308 printed in full"; fails=$((fails + 1)); }
+expect 0 "" -- estimate --help
+grep -q "5 a file cannot be read" "$OUT" || { echo "FAIL: exit status 5 not in estimate --help"; fails=$((fails + 1)); }
+# calibrate: non-finite, zero, negative or missing measurements, NUL bytes and "fp32\u0000amp" are
+# refused naming the line and field; the good records around them are still compared
+R='"model_config":{"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"vocab_size":50257,"n_positions":2048}'
+W='"workload":{"mode":"amp_bf16","batch":8,"seq":1024}'
+{
+    printf '{"id":"good-1",%s,%s,"measured":{"peak_alloc":14446610944}}\n' "$R" "$W"
+    printf '{"id":"inf",%s,%s,"measured":{"peak_alloc":1e999}}\n' "$R" "$W"
+    printf '{"id":"zero",%s,%s,"measured":{"peak_alloc":0}}\n' "$R" "$W"
+    printf '{"id":"negative",%s,%s,"measured":{"peak_alloc":-5}}\n' "$R" "$W"
+    printf '{"id":"nothing-measured",%s,%s}\n' "$R" "$W"
+    printf '{"id":"nul-mode",%s,"workload":{"mode":"fp32\\u0000amp","batch":8,"seq":1024},"measured":{"peak_alloc":5}}\n' "$R"
+    printf '{"id":"nul-byte",%s,%s,"measured":{"peak_alloc":14446610944}}\000\n' "$R" "$W"
+    printf '{"id":"good-2",%s,%s,"measured":{"peak_alloc":14446610944}}\n' "$R" "$W"
+} >"$WORK/hostile.jsonl"
+expect 3 "line 2 (inf)" -- calibrate "$WORK/hostile.jsonl" --json
+for needle in "line 2 (inf): measured.peak_alloc is not a finite number" "line 3 (zero)" "measured.peak_alloc = 0 is out of range" \
+    "line 4 (negative)" "line 5 (nothing-measured)" "error at measured]" "line 6 (nul-mode)" "error at workload.mode]" \
+    "line 7: a NUL byte"; do
+    grep -q -F -e "$needle" "$ERR" || { echo "FAIL: calibrate stderr does not name '$needle'"; fails=$((fails + 1)); }
+done
+grep -q '"id":"good-2"' "$OUT" && grep -q '"records":2,' "$OUT" && grep -q '"unreadable":6' "$OUT" ||
+    { echo "FAIL: calibrate lost the good records after the bad ones"; fails=$((fails + 1)); }
+grep -q -i -e 'nan' -e 'inf' "$OUT" && { echo "FAIL: calibrate printed nan/inf"; fails=$((fails + 1)); }
+
+# ---- every --json output is strict UTF-8 JSON, whatever the input ----
+if command -v python3 >/dev/null 2>&1; then
+    strict_json() { # FILE WHAT: the file must be JSON (one document, or one per line) in strict UTF-8
+        python3 -c 'import json,sys
+def bad(c): raise ValueError("non-JSON constant " + c)
+t = open(sys.argv[1], "rb").read().decode("utf-8")
+docs = [t] if sys.argv[2] == "doc" else [l for l in t.split("\n") if l.strip()]
+for d in docs: json.loads(d, parse_constant=bad)' "$1" "$2" 2>"$WORK/py.err" ||
+            { echo "FAIL: $3: not strict UTF-8 JSON: $(tail -1 "$WORK/py.err")"; fails=$((fails + 1)); }
+        n=$((n + 1))
+    }
+    e2=$(printf '\303\251') # é: 2 bytes, so a cut at an odd byte falls inside it
+    long="x"
+    i=0
+    while [ $i -lt 47 ]; do long="$long$e2"; i=$((i + 1)); done
+    name=$(printf 'r\303\251seau-\360\237\230\200-\342\202\254-\\u2028-\\"q\\"-\\\\-\\t')
+    sed -e "s/\"NVIDIA H100 80GB HBM3\"/\"$long\"/" -e "s/\"gpu-node-7\"/\"$long$long$long\"/" "$FX/probes/h100.json" >"$WORK/probe-utf8.json"
+    plan "{$S,\"name\":\"$long\",\"workload\":{\"batch\":1,\"seq\":512,\"grad_accum\":8},\"instances\":[
+        {\"name\":\"x$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2$e2\",\"model\":{\"preset\":\"llama-3.2-1b\"}},
+        {\"name\":\"$name\",\"role\":\"reference\",\"model\":{\"preset\":\"llama-3.2-1b\"},\"placement\":{\"device\":\"cpu\",\"stream_to\":1}}],
+        \"hardware\":{\"probe\":$(cat "$WORK/probe-utf8.json"),\"count\":2,\"nodes\":4},\"parallel\":{\"pp\":8}}"
+    for flags in "--json" "--json --pretty" "--json --gpus 2 --batch 64"; do
+        # shellcheck disable=SC2086
+        expect 0 "" -- estimate --plan "$WORK/p.json" $flags
+        strict_json "$OUT" doc "estimate $flags of names and GPU names cut inside characters"
+    done
+    grep -q "(rank 7, node 3)" "$OUT" || { echo "FAIL: the hostile plan did not reach another node's rank"; fails=$((fails + 1)); }
+    expect 4 "" -- estimate --plan "$WORK/p.json" --json --model llama-3.1-70b --check
+    strict_json "$OUT" doc "estimate --json with suggestions"
+    expect 0 "" -- estimate --model gpt2 --seq 128 --gpu "$WORK/probe-utf8.json" --gpus 8 --json
+    strict_json "$OUT" doc "estimate --json with a probe of long names"
+    # records with such ids; calibrate's lines and summary
+    { printf '{"id":"%s",%s,%s,"measured":{"peak_alloc":14446610944}}\n' "$long$name" "$R" "$W"; cat "$WORK/hostile.jsonl"; } >"$WORK/ids.jsonl"
+    expect 3 "" -- calibrate "$WORK/ids.jsonl" --json
+    strict_json "$OUT" lines "calibrate --json"
+    expect 0 "" -- calibrate "$FX/records/one-good.jsonl" --plans
+    strict_json "$OUT" lines "calibrate --plans"
+    expect 0 "" -- gpus --json
+    strict_json "$OUT" doc "gpus --json"
+else
+    echo "skip: python3 not found, the strict UTF-8 JSON checks did not run"
+fi
+
 # ---- fit and recommend ----
 # GPT-2 learned 1024 positions (n_positions): --max seq stops there, whatever the memory
 expect 0 "" -- fit --plan "$P/good-gpt2.json" --max seq --json
