@@ -233,6 +233,124 @@ static void null_estimate(void **s) {
     assert_string_equal(vp_status_name((vp_status)99), "unknown");
 }
 
+/* ---- hostile names: the estimate stays strict UTF-8 JSON ---------------------------------------- */
+
+/* UTF-8 as RFC 3629 defines it (written out here, independent of the core's checker): no overlong
+ * forms, no surrogates, nothing above U+10FFFF, no cut sequence. */
+static int utf8_ok(const char *str) {
+    const unsigned char *s = (const unsigned char *)str;
+    while (*s) {
+        unsigned c = *s, cp, n;
+        if (c < 0x80) { s++; continue; }
+        if ((c & 0xE0) == 0xC0) { n = 1; cp = c & 0x1F; }
+        else if ((c & 0xF0) == 0xE0) { n = 2; cp = c & 0x0F; }
+        else if ((c & 0xF8) == 0xF0) { n = 3; cp = c & 0x07; }
+        else return 0;
+        for (unsigned i = 1; i <= n; i++) {
+            if ((s[i] & 0xC0) != 0x80) return 0;
+            cp = (cp << 6) | (s[i] & 0x3F);
+        }
+        if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000)) return 0;
+        if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
+        s += n + 1;
+    }
+    return 1;
+}
+
+static void strings_utf8(const cJSON *node, const char *what) {
+    for (const cJSON *it = node ? node->child : NULL; it; it = it->next) {
+        if (it->string && !utf8_ok(it->string)) fail_msg("%s: a key is not UTF-8", what);
+        if (cJSON_IsString(it) && !utf8_ok(it->valuestring)) fail_msg("%s: \"%s\" is not UTF-8", what, it->valuestring);
+        strings_utf8(it, what);
+    }
+}
+
+static void estimate_strings_utf8(const vp_estimate *e, const char *what) {
+    const char *bad = !utf8_ok(e->summary) ? e->summary : NULL;
+    for (int i = 0; i < e->n_warnings && !bad; i++) bad = utf8_ok(e->warnings[i]) ? NULL : e->warnings[i];
+    for (int i = 0; i < e->n_instances && !bad; i++) bad = utf8_ok(e->instances[i].name) ? NULL : e->instances[i].name;
+    for (int i = 0; i < e->n_suggestions && !bad; i++) bad = utf8_ok(e->suggestions[i].change) ? NULL : e->suggestions[i].change;
+    for (int d = 0; d < e->n_devices && !bad; d++) {
+        const vp_device *v = &e->devices[d];
+        bad = !utf8_ok(v->name) ? v->name : NULL;
+        for (int k = 0; k < v->n_components && !bad; k++) {
+            const vp_component *c = &v->components[k];
+            bad = !utf8_ok(c->label) ? c->label : !utf8_ok(c->explain) ? c->explain : !utf8_ok(c->instance) ? c->instance : NULL;
+        }
+    }
+    if (bad) fail_msg("%s: \"%s\" is not UTF-8", what, bad);
+}
+
+/* Names of every length made of 2-, 3- and 4-byte characters, on a probe whose GPU and host names are
+ * as long as the probe format allows, over two nodes (GPU names get " (rank r, node n)"): wherever
+ * the core shortens a name, it must cut between characters. The struct API, the bare JSON and the
+ * JSON with suggestions are all checked. */
+static void hostile_names_stay_utf8(void **s) {
+    (void)s;
+    static const char *const chars[] = {"\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80"}; /* é € 😀 */
+    for (int c = 0; c < 3; c++)
+        for (int lead = 0; lead < 4; lead++) {
+            char *pre = t_fmt("%.*s", lead, "xyz");
+            char *name = pre, *gpu = pre, *host = pre;
+            while (strlen(name) + strlen(chars[c]) <= 47) name = t_fmt("%s%s", name, chars[c]);
+            while (strlen(gpu) + strlen(chars[c]) <= 95) gpu = t_fmt("%s%s", gpu, chars[c]);
+            while (strlen(host) < 200) host = t_fmt("%s%s", host, chars[c]);
+            char *ref = t_fmt("r%s", name + (strlen(name) > 46 ? strlen(name) - 46 : 0));
+            while (!utf8_ok(ref)) ref = t_fmt("r%s", ref + 2); /* keep it whole after cutting its head */
+            const char *probe = t_fmt("{\"schema\":\"vramplan/gpu-probe@1\",\"host\":{\"hostname\":\"%s\"},\"devices\":[{\"name\":\"%s\","
+                                      "\"memory\":{\"total_bytes\":25769803776}}]}", host, gpu);
+            const char *plan = t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":4,\"seq\":1024,\"grad_accum\":8},"
+                                     "\"instances\":[{\"name\":\"%s\",\"model\":{\"preset\":\"llama-3.2-1b\"}},"
+                                     "{\"name\":\"%s\",\"role\":\"reference\",\"model\":{\"preset\":\"llama-3.2-1b\"},"
+                                     "\"placement\":{\"device\":\"cpu\",\"stream_to\":1}}],"
+                                     "\"hardware\":{\"probe\":%s,\"count\":2,\"nodes\":4},\"parallel\":{\"pp\":8}}",
+                                     name, ref, probe);
+            const char *what = t_fmt("names of %s after %d ASCII", chars[c], lead);
+            estimate_strings_utf8(t_estimate(plan), what);
+            strings_utf8(t_estimate_json(plan), what);
+            vp_error err;
+            char *j = vp_estimate_with_suggestions_json(plan, t_registry(), 1, &err);
+            if (!j) fail_msg("%s: refused: %s", what, err.message);
+            if (!utf8_ok(j)) fail_msg("%s: estimate JSON with suggestions is not UTF-8", what);
+            cJSON *parsed = cJSON_Parse(j);
+            vp_free(j);
+            if (!parsed) fail_msg("%s: estimate JSON with suggestions does not parse", what);
+            strings_utf8(parsed, what);
+            cJSON_Delete(parsed);
+        }
+}
+
+/* Errors quote what they refuse: the message and path stay UTF-8 when a quoted value is cut. */
+static void error_messages_stay_utf8(void **s) {
+    (void)s;
+    const char *e4 = "\xF0\x9F\x98\x80";
+    for (int lead = 0; lead < 4; lead++) {
+        char *v = t_fmt("%.*s", lead, "xyz");
+        while (strlen(v) < 120) v = t_fmt("%s%s", v, e4);
+        const char *const plans[] = {
+            t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":1,\"seq\":8},\"instances\":[{\"model\":{\"preset\":\"%s\"}}]}", v),
+            t_fmt("{\"schema\":\"%s\"}", v),
+            t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"%s\",\"batch\":1,\"seq\":8},\"instances\":[]}", v),
+            t_fmt("{\"schema\":\"vramplan/plan@1\",\"%s\":1}", v),
+            t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":1,\"seq\":8},\"instances\":[{\"model\":{\"hf_config\":"
+                  "{\"model_type\":\"%s\"}}}]}", v),
+            t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":1,\"seq\":8},\"instances\":[{\"name\":\"%s\"}]}", v),
+            t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":1,\"seq\":8},\"instances\":[{\"model\":{\"hf_config\":"
+                  "{\"%s\":{\"%s\":1,\"%s\":2}}}}]}", v, v, v),
+        };
+        for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+            vp_error err;
+            vp_plan *p = vp_plan_from_json(plans[i], t_registry(), &err);
+            if (p) {
+                vp_plan_free(p);
+                fail_msg("accepted: %s", plans[i]);
+            }
+            if (!utf8_ok(err.message) || !utf8_ok(err.path))
+                fail_msg("error %zu after %d ASCII is not UTF-8: [%s] %s", i, lead, err.path, err.message);
+        }
+    }
+}
+
 /* ---- known bugs ------------------------------------------------------------------------------- */
 
 /* docs/schema/estimate.md lists the stable component ids the page colours by; every id the core
@@ -275,6 +393,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(context_on_h100),
         cmocka_unit_test(cublas_workspace),
         cmocka_unit_test(null_estimate),
+        cmocka_unit_test(hostile_names_stay_utf8),
+        cmocka_unit_test(error_messages_stay_utf8),
     };
     const struct CMUnitTest bugs[] = {
         cmocka_unit_test(component_ids_documented),
