@@ -1,10 +1,12 @@
 /* fuzz_plan.c: libFuzzer target for the plan entry point, vp_estimate_json, with the builtin presets.
  *
  * Beyond "no crash, no sanitizer report", every input must give either
- *   - an error: a nonzero status with a NUL-terminated path and a non-empty message, and no output; or
+ *   - an error: a nonzero status with a NUL-terminated, UTF-8 path and a non-empty UTF-8 message, and no
+ *     output; or
  *   - an estimate whose numbers keep the promises of docs/schema/estimate.md: components sum to the
  *     peak, reserved >= allocated, fits <=> headroom >= 0, the plan fits iff every GPU fits, and the
- *     struct API and the JSON API print the same bytes.
+ *     struct API and the JSON API print the same bytes, and those bytes are strict UTF-8 JSON
+ *     (vp_json_check: what Python's json and jq accept), whatever names the plan carried.
  * A broken promise aborts, which libFuzzer reports as a crash with the input saved. */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,12 +25,39 @@
 
 static vp_registry *g_reg;
 
+/* Strict UTF-8 (RFC 3629), written out here rather than taken from the core it checks. */
+static int utf8_ok(const char *str) {
+    const unsigned char *s = (const unsigned char *)str;
+    while (*s) {
+        unsigned c = *s, cp, n;
+        if (c < 0x80) {
+            s++;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0) n = 1, cp = c & 0x1F;
+        else if ((c & 0xF0) == 0xE0) n = 2, cp = c & 0x0F;
+        else if ((c & 0xF8) == 0xF0) n = 3, cp = c & 0x07;
+        else return 0;
+        for (unsigned i = 1; i <= n; i++) {
+            if ((s[i] & 0xC0) != 0x80) return 0;
+            cp = (cp << 6) | (s[i] & 0x3F);
+        }
+        if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000)) return 0;
+        if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
+        s += n + 1;
+    }
+    return 1;
+}
+
 static void check_error(const vp_error *err) {
     CHECK(err->code != VP_OK);
     CHECK(memchr(err->path, '\0', sizeof err->path) != NULL);
     CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
     CHECK(err->message[0] != '\0');
     CHECK(strcmp(vp_status_name(err->code), "unknown") != 0);
+    /* messages and paths quote the input: they stay UTF-8 whatever it was (they end up in JSON) */
+    CHECK(utf8_ok(err->message));
+    CHECK(utf8_ok(err->path));
 }
 
 static void check_estimate(const vp_estimate *e) {
@@ -90,6 +119,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *b = vp_estimate_json(text, g_reg, pretty, &err);
         CHECK(a != NULL && b != NULL);
         CHECK(strcmp(a, b) == 0);
+        /* the estimate is JSON every strict reader accepts: UTF-8, no key twice, nothing after it */
+        CHECK(utf8_ok(a));
+        vp_error jerr;
+        CHECK(vp_json_check(a, &jerr) == VP_OK);
+        /* an accepted plan's text is one the strict reader accepts too */
+        CHECK(vp_json_check(text, &jerr) == VP_OK);
         vp_free(a);
         vp_free(b);
     }

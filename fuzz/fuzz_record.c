@@ -40,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     CHECK(err.code == VP_OK);
+    vp_error jerr;
+    CHECK(vp_json_check(plan, &jerr) == VP_OK); /* the plan a record becomes is strict JSON */
     cJSON *j = cJSON_Parse(plan);
     CHECK(j != NULL);
     CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "schema")));
@@ -47,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *est = vp_estimate_json(plan, g_reg, 0, &err);
     if (est) {
         CHECK(err.code == VP_OK);
+        CHECK(vp_json_check(est, &jerr) == VP_OK);
         cJSON *e = cJSON_Parse(est);
         CHECK(e != NULL);
         cJSON_Delete(e);
