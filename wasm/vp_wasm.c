@@ -1,15 +1,22 @@
 /* vp_wasm.c: the WebAssembly face of the vramplan core.
  *
- * Four C functions, JSON text in and JSON text out, built on vramplan.h only:
- *   char *vpw_estimate(const char *plan_json, int pretty)  estimate JSON, or
- *                                                          {"error":{"code","path","message"}}
- *   const char *vpw_presets(void)                          builtin presets bundle (static)
- *   const char *vpw_version(void)                          "0.1.0" (static)
- *   void vpw_free(void *p)                                 frees what vpw_estimate returned
+ * C functions, JSON text in and JSON text out, built on vramplan.h only. Each char * result is
+ * the document or {"error":{"code","path","message"}}:
+ *   char *vpw_estimate(const char *plan_json, int pretty)        estimate@1 (with suggestions)
+ *   char *vpw_fit(const char *plan_json, const char *field, int pretty)
+ *                                     fit@1: largest batch | seq | new_tokens that fits (docs/schema/fit.md)
+ *   char *vpw_sweep(const char *plan_json, const char *field, int n_points)
+ *                                     sweep@1: peak reserved against the value, for the chart (sweep.md)
+ *   char *vpw_recommend(const char *plan_json, int global_batch, int pretty)
+ *                                     recommend@1: setups that fit, fastest first, each with the plan to
+ *                                     apply; global_batch 0 = the plan's (recommend.md)
+ *   const char *vpw_presets(void)                                builtin presets bundle (static)
+ *   const char *vpw_version(void)                                "0.1.0" (static)
+ *   void vpw_free(void *p)                                       frees what the char * calls returned
  *
- * Ownership: the caller frees every vpw_estimate result with vpw_free (NULL is fine); the
- * other two return
- * static storage. Nothing here keeps a pointer from JS after a call returns. The builtin
+ * Ownership: the caller frees every char * result with vpw_free (NULL is fine); vpw_presets and
+ * vpw_version return static storage. fit, sweep and recommend print the same bytes as the CLI
+ * (`vramplan fit --json`, `vramplan recommend --json`). Nothing here keeps a pointer from JS after a call returns. The builtin
  * registry is created on first use and kept for the life of the module.
  */
 #include <stdio.h>
@@ -77,32 +84,67 @@ static const vp_registry *registry(void) {
     return g_registry;
 }
 
-VPW_EXPORT char *vpw_estimate(const char *plan_json, int pretty) {
-    vp_error err;
-    memset(&err, 0, sizeof err);
-    const vp_registry *reg = registry();
-    if (!reg) return error_json(&g_registry_err);
-    if (!plan_json) {
-        err.code = VP_ERR_JSON;
-        snprintf(err.message, sizeof err.message, "No plan was given.");
-        return error_json(&err);
-    }
-    char *core = vp_estimate_with_suggestions_json(plan_json, reg, pretty, &err);
+/* Copies what the core returned (or its error) into a malloc'd block, so vpw_free has one rule
+ * whatever the core allocates with. */
+static char *hand_out(char *core, vp_error *err) {
     if (!core) {
-        if (err.code == VP_OK) err.code = VP_ERR_NOMEM;
-        return error_json(&err);
+        if (err->code == VP_OK) err->code = VP_ERR_NOMEM;
+        return error_json(err);
     }
-    /* Copy into a malloc'd block so vpw_free has one rule whatever the core allocates with. */
     size_t n = strlen(core) + 1;
     char *out = malloc(n);
     if (out) memcpy(out, core, n);
     vp_free(core);
     if (!out) {
-        err.code = VP_ERR_NOMEM;
-        snprintf(err.message, sizeof err.message, "Out of memory copying the estimate.");
-        return error_json(&err); /* may be NULL too; JS reports that */
+        err->code = VP_ERR_NOMEM;
+        snprintf(err->message, sizeof err->message, "Out of memory copying the result.");
+        return error_json(err); /* may be NULL too; JS reports that */
     }
     return out;
+}
+
+/* The registry, or NULL with *err filled (no registry, or no plan given). */
+static const vp_registry *ready(const char *plan_json, vp_error *err) {
+    memset(err, 0, sizeof *err);
+    const vp_registry *reg = registry();
+    if (!reg) {
+        *err = g_registry_err;
+        return NULL;
+    }
+    if (!plan_json) {
+        err->code = VP_ERR_JSON;
+        snprintf(err->message, sizeof err->message, "No plan was given.");
+        return NULL;
+    }
+    return reg;
+}
+
+VPW_EXPORT char *vpw_estimate(const char *plan_json, int pretty) {
+    vp_error err;
+    const vp_registry *reg = ready(plan_json, &err);
+    if (!reg) return error_json(&err);
+    return hand_out(vp_estimate_with_suggestions_json(plan_json, reg, pretty, &err), &err);
+}
+
+VPW_EXPORT char *vpw_fit(const char *plan_json, const char *field, int pretty) {
+    vp_error err;
+    const vp_registry *reg = ready(plan_json, &err);
+    if (!reg) return error_json(&err);
+    return hand_out(vp_fit_json(plan_json, reg, field, pretty, &err), &err);
+}
+
+VPW_EXPORT char *vpw_sweep(const char *plan_json, const char *field, int n_points) {
+    vp_error err;
+    const vp_registry *reg = ready(plan_json, &err);
+    if (!reg) return error_json(&err);
+    return hand_out(vp_sweep_json(plan_json, reg, field, n_points, &err), &err);
+}
+
+VPW_EXPORT char *vpw_recommend(const char *plan_json, int global_batch, int pretty) {
+    vp_error err;
+    const vp_registry *reg = ready(plan_json, &err);
+    if (!reg) return error_json(&err);
+    return hand_out(vp_recommend_json(plan_json, reg, global_batch > 0 ? global_batch : 0, 10, pretty, &err), &err);
 }
 
 VPW_EXPORT const char *vpw_presets(void) {
@@ -112,5 +154,5 @@ VPW_EXPORT const char *vpw_presets(void) {
 
 VPW_EXPORT const char *vpw_version(void) { return VP_VERSION; }
 
-/* Every vpw_estimate result is a malloc'd block (see the copy above). */
+/* Every char * result is a malloc'd block (hand_out above). */
 VPW_EXPORT void vpw_free(void *p) { free(p); }

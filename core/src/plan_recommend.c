@@ -22,11 +22,12 @@
  * that does not fit at the micro-batch of the current N-th best entry is skipped after that one
  * estimate: none of its setups can enter the top N. The listed setups are backed by an estimate each.
  *
- * Allocator settings: the estimates use the plan's runtime.pytorch_cuda_alloc_conf. When a setup failed
- * on fragmentation (its allocated peak fits, but a request finds no free block: vp_device.fragmentation)
- * and the plan does not already expand segments, the setups are ranked again with
- * expandable_segments:True added, and that ranking is kept when its winner has a larger micro-batch or
- * less recompute; the winner's PYTORCH_CUDA_ALLOC_CONF then says so. */
+ * Allocator settings: the estimates use the plan's runtime.pytorch_cuda_alloc_conf. When a setup that
+ * would rank above the winner failed on fragmentation (its allocated peak fits, but a request finds no
+ * free block: vp_device.fragmentation), the plan does not already expand segments, and that setup fits
+ * with expandable_segments:True (one more estimate), the setups are ranked again with it added and that
+ * ranking is kept when its winner has a larger micro-batch or less recompute; the winner's
+ * PYTORCH_CUDA_ALLOC_CONF then says so. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,6 +53,7 @@ typedef struct {
     int impl_rank;        /* key 5 */
     int64_t state_bytes;  /* key 4 */
     int best;             /* 1 + index of the largest fitting micro-batch; 0: none (or skipped) */
+    int frag_i;           /* 1 + index of the smallest micro-batch estimated that failed on fragmentation; 0 none */
     int rec_i;            /* 1 + index of the largest fitting micro-batch estimated so far, rec its numbers */
     vp_recommendation rec;
 } combo;
@@ -65,7 +67,6 @@ typedef struct {
     int64_t per_rank;     /* global batch / dp */
     unsigned ckpt_mask, prec_mask, opt_mask;
     int n_estimates;
-    int frag;             /* some setup failed on fragmentation (allocated fits, a request finds no block) */
     vp_error err;
 } ctx_t;
 
@@ -214,7 +215,7 @@ static int fits_at(void *p, int64_t i) {
     if (vp_estimate_plan(x->p, x->e, &x->err) != VP_OK) return -1;
     if (!x->e->fits) {
         const vp_device *d = vp_tightest_device(x->e);
-        if (d && d->fragmentation) x->frag = 1;
+        if (d && d->fragmentation && (!x->c->frag_i || i < x->c->frag_i)) x->c->frag_i = (int)i;
     }
     if (x->e->fits && i > x->c->rec_i) {
         x->c->rec_i = (int)i;
@@ -330,8 +331,8 @@ vp_status vp_recommend_plan(const vp_plan *plan, int64_t global_batch, int top_n
     /* the allocator settings the estimates were made with: the plan's runtime.pytorch_cuda_alloc_conf */
     vp_strlcpy(out->alloc_conf, plan->alloc_conf_text, sizeof out->alloc_conf);
     if (!frag || plan->alloc_conf.expandable_segments || plan->alloc_conf.backend_cuda_malloc_async) return VP_OK;
-    /* Fragmentation decided somewhere (a setup whose allocated peak fits failed for want of a free
-     * block): rank again with expandable_segments:True, and keep that when its winner is faster. */
+    /* Fragmentation decided: a faster setup than the winner fits with expandable_segments:True. Rank
+     * again with it, and keep that ranking when its winner is faster. */
     vp_plan *xp = malloc(sizeof *xp);
     vp_recommend *alt = malloc(sizeof *alt);
     if (!xp || !alt) {
@@ -409,7 +410,7 @@ static vp_status rank_setups(const vp_plan *plan, int ref_i, int64_t layers, int
         x.c = &cs[c];
         /* start where the last combination ended (neighbouring combinations fit similar micro-batches) */
         int64_t hint = last_best ? last_best : nd;
-        int flags = VP_SEARCH_NO_BELOW;
+        int flags = VP_SEARCH_NO_BELOW | (last_best ? VP_SEARCH_GALLOP : 0);
         if (nb >= top_n) {
             /* the N-th largest best micro-batch so far: setups below it rank after N that fit, so
              * a combination that does not fit there is dropped after that one estimate */
@@ -464,9 +465,28 @@ static vp_status rank_setups(const vp_plan *plan, int ref_i, int64_t layers, int
         }
         if (r) fill_entry(&out->r[out->n++], x.c, ents[k].b, per_rank, x.e);
     }
+    /* Fragmentation: a setup that failed only for want of a free block (its allocated peak fits) and
+     * would rank above the winner. Does it fit with expandable_segments:True? Then ranking again with
+     * that setting gives a faster winner (vp_recommend_plan does it). */
+    *frag = 0;
+    for (int c = 0; c < nc && !*frag && !plan->alloc_conf.expandable_segments && !plan->alloc_conf.backend_cuda_malloc_async; c++) {
+        const combo *cc = &cs[c];
+        if (!cc->frag_i) continue;
+        int64_t b = div[cc->frag_i - 1];
+        double rc = cc->gc ? 1.0 / (double)cc->gc : 0.0;
+        if (out->n && !(b > out->r[0].micro_batch || (b == out->r[0].micro_batch && rc < out->r[0].recompute))) continue;
+        apply(&x, cc, b);
+        x.p->alloc_conf.expandable_segments = 1;
+        x.n_estimates++;
+        if (vp_estimate_plan(x.p, x.e, &x.err) != VP_OK) break;
+        *frag = x.e->fits;
+    }
+    if (x.err.code != VP_OK) {
+        *err = x.err;
+        st = err->code;
+    }
     out->n_estimates = x.n_estimates;
 done:
-    *frag = x.frag;
     free(ents);
     free(div);
     free(cs);

@@ -51,9 +51,11 @@ int vp_search_largest(vp_fits_fn fits, void *ctx, int64_t hint, int64_t cap, int
         if (hi && lo >= hi) hi = 0; /* a value above the failing hint fits: search up from it */
     }
     for (int restart = 0; lo > 0 && restart < MAX_RESTARTS && !m->err; restart++) {
-        /* exponential: double until a value fails or the cap is reached */
-        while (!hi && lo < cap && !m->err) {
-            int64_t next = lo > cap / 2 ? cap : 2 * lo;
+        /* exponential: double the value (or, galloping, the step above it) until a value fails or the
+         * cap is reached */
+        for (int64_t step = 1; !hi && lo < cap && !m->err; step *= 2) {
+            int64_t grow = flags & VP_SEARCH_GALLOP ? step : lo;
+            int64_t next = lo > cap - grow ? cap : lo + grow;
             if (eval(m, next))
                 lo = next;
             else

@@ -53,6 +53,8 @@ typedef struct {
 /* flags of vp_search_largest */
 #define VP_SEARCH_NO_BELOW 1   /* skip value-1 .. value-DOWN (the caller checks what it uses) */
 #define VP_SEARCH_ABOVE_HINT 2 /* only values >= hint matter: when the hint does not fit, value = 0 */
+#define VP_SEARCH_GALLOP 4     /* grow by 1, 2, 4, ... above the fitting start (the answer is expected near
+                                  the hint) instead of doubling the value */
 
 /* The hint first (the plan's own value): when it fits the search starts there, else it starts at the
  * first fitting value of 1 .. 1+UP (none: value 0). Then exponential search up, binary search down to a

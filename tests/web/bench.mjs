@@ -60,6 +60,47 @@ for (let i = 0; i < 1000; i++) {
 }
 line('estimate in Node WASM, median of 1000', `${median(nodeMs).toFixed(3)} ms`, '≤ 2 ms', median(nodeMs) <= 2);
 
+// 2b. the planning layer in Node WASM: one fit, and one recommend over ~13,000 setups (wasm/vp_wasm.c)
+{
+  const { default: createVramplan } = await import(pathToFileURL(path.join(SITE, 'vramplan.mjs')).href);
+  const raw = await createVramplan({ wasmBinary: readFileSync(path.join(SITE, 'vramplan.wasm')), print: () => {}, printErr: () => {} });
+  const vpw = (name, ...args) => {
+    const ptrs = [];
+    const cargs = args.map((a) => {
+      if (typeof a !== 'string') return a;
+      const n = raw.lengthBytesUTF8(a) + 1;
+      const p = raw._malloc(n);
+      raw.stringToUTF8(a, p, n);
+      ptrs.push(p);
+      return p;
+    });
+    const out = raw[`_${name}`](...cargs);
+    const text = raw.UTF8ToString(out);
+    for (const p of ptrs) raw._free(p);
+    raw._vpw_free(out);
+    return text;
+  };
+  const l1b = JSON.stringify({ schema: 'vramplan/plan@1', workload: { batch: 1, seq: 1024 }, instances: [{ model: { preset: 'llama-3.2-1b' } }] });
+  vpw('vpw_fit', l1b, 'batch', 0);
+  const fitMs = [];
+  let fit;
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    fit = JSON.parse(vpw('vpw_fit', l1b, 'batch', 0));
+    fitMs.push(performance.now() - t0);
+  }
+  line(`fit --max batch in Node WASM (${fit.estimates} estimates), median of 5`, `${median(fitMs).toFixed(1)} ms`, '≤ 2 ms (native)', median(fitMs) <= 2);
+  // fp32 Llama-3.2-1B, global batch 110,880 (144 divisors) × 6 checkpointing × 5 AdamW × 3 precisions
+  const sweep = JSON.stringify({ schema: 'vramplan/plan@1', workload: { batch: 1, seq: 1024 }, instances: [{ model: { preset: 'llama-3.2-1b' }, precision: 'fp32' }] });
+  const t0 = performance.now();
+  const rec = JSON.parse(vpw('vpw_recommend', sweep, 110880, 0));
+  const recMs = performance.now() - t0;
+  line(`recommend in Node WASM (${rec.setups} setups, ${rec.estimates} estimates)`, `${recMs.toFixed(0)} ms`, '≤ 100 ms', recMs <= 100);
+  const t1 = performance.now();
+  for (let i = 0; i < 20; i++) core.estimate(l1b);
+  line('  one estimate of that plan in Node WASM (for scale)', `${((performance.now() - t1) / 20).toFixed(3)} ms`, '-');
+}
+
 // 3. in the browser
 const server = await serve({ root: SITE });
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });

@@ -230,3 +230,133 @@ test('every examples/*.json plan: WASM and `vramplan estimate --plan FILE --json
   assert.deepEqual(index.map((x) => x.file), files, 'the site\'s example index lists every example');
   t.diagnostic(`${files.length} examples byte-identical`);
 });
+
+// ---- fit, sweep and recommend (wasm/vp_wasm.c vpw_fit / vpw_sweep / vpw_recommend) ----------------
+// The page's module wrapper (web/vramplan-core.js) is the page's; these tests call the exported C
+// functions of the same build directly.
+const { default: createVramplan } = await import(pathToFileURL(path.join(SITE, 'vramplan.mjs')).href);
+const raw = await createVramplan({ wasmBinary: readFileSync(path.join(SITE, 'vramplan.wasm')), print: () => {}, printErr: () => {} });
+
+/** Call an exported vpw_* function: strings are copied in, the result copied out, both freed. */
+function vpw(name, ...args) {
+  const ptrs = [];
+  const cargs = args.map((a) => {
+    if (typeof a !== 'string') return a;
+    const n = raw.lengthBytesUTF8(a) + 1;
+    const p = raw._malloc(n);
+    raw.stringToUTF8(a, p, n);
+    ptrs.push(p);
+    return p;
+  });
+  const out = raw[`_${name}`](...cargs);
+  try {
+    assert.ok(out, `${name} returned NULL`);
+    return raw.UTF8ToString(out);
+  } finally {
+    for (const p of ptrs) raw._free(p);
+    if (out) raw._vpw_free(out);
+  }
+}
+
+function cliJson(args, planText, name) {
+  const file = path.join(tmp, `${name}.json`);
+  writeFileSync(file, planText);
+  try {
+    return { rc: 0, out: execFileSync(CLI, [...args, '--plan', file, '--json'], { encoding: 'utf8' }) };
+  } catch (e) {
+    return { rc: e.status, out: String(e.stdout || ''), err: String(e.stderr || '') };
+  }
+}
+
+const L1B = (batch, seq) => JSON.stringify({ schema: 'vramplan/plan@1', workload: { batch, seq }, instances: [{ model: { preset: 'llama-3.2-1b' } }] });
+
+test('fit: WASM prints the bytes of `vramplan fit --json` (examples and extra plans, every field)', (t) => {
+  if (!haveCli) return t.skip(`native CLI not built at ${path.relative(ROOT, CLI)}`);
+  const cases = [];
+  const ex = path.join(ROOT, 'examples');
+  for (const f of readdirSync(ex).filter((x) => x.endsWith('.json')).sort()) cases.push([`example-${f}`, readFileSync(path.join(ex, f), 'utf8'), 'batch']);
+  cases.push(['l1b-batch', L1B(1, 1024), 'batch'], ['l1b-seq', L1B(4, 2048), 'seq']);
+  cases.push(['gpt2-seq-positions', JSON.stringify({ schema: 'vramplan/plan@1', workload: { batch: 1, seq: 512 }, instances: [{ model: { preset: 'gpt2' } }] }), 'seq']);
+  cases.push(['l8b-new-tokens', JSON.stringify({
+    schema: 'vramplan/plan@1', workload: { mode: 'infer', batch: 8, seq: 1024, new_tokens: 256 },
+    instances: [{ model: { preset: 'llama-3.1-8b' } }], hardware: { gpu: 'h100-sxm-80gb', capacity_bytes: 20000000000 },
+  }), 'new_tokens']);
+  const diffs = [];
+  for (const [name, plan, field] of cases) {
+    const cli = cliJson(['fit', '--max', field], plan, name);
+    assert.ok(cli.rc === 0 || cli.rc === 4, `${name}: CLI exit ${cli.rc}: ${cli.err}`);
+    const wasm = vpw('vpw_fit', plan, field, 0);
+    if (wasm !== cli.out.replace(/\n$/, '')) diffs.push(name);
+    const fit = JSON.parse(wasm);
+    assert.equal(fit.schema, 'vramplan/fit@1');
+    assert.equal(cli.rc, fit.value >= 1 ? 0 : 4, `${name}: exit 0 when some value fits, 4 when none`);
+  }
+  assert.deepEqual(diffs, [], `fit differs between WASM and the CLI for: ${diffs.join(', ')}`);
+  t.diagnostic(`${cases.length} fits byte-identical`);
+});
+
+test('fit: errors come back as {"error"} naming the field', () => {
+  const e1 = JSON.parse(vpw('vpw_fit', L1B(1, 1024), 'new_tokens', 0));
+  assert.equal(e1.error.path, 'workload.new_tokens');
+  const e2 = JSON.parse(vpw('vpw_fit', L1B(1, 1024), 'microbatch', 0));
+  assert.equal(e2.error.path, 'field');
+  const e3 = JSON.parse(vpw('vpw_fit', '{"schema":', 'batch', 0));
+  assert.equal(e3.error.code, 'json');
+});
+
+test('sweep: points agree with fit and with single estimates, usable line from the estimate', () => {
+  const plan = L1B(1, 1024);
+  const fit = JSON.parse(vpw('vpw_fit', plan, 'batch', 0));
+  const sw = JSON.parse(vpw('vpw_sweep', plan, 'batch', 24));
+  assert.equal(sw.schema, 'vramplan/sweep@1');
+  assert.equal(sw.largest, fit.value);
+  const values = sw.points.map((p) => p.value);
+  assert.ok(values.includes(fit.value) && values.includes(fit.value + 1), 'the largest that fits and the next one are points');
+  assert.ok(Math.max(...values) >= 2 * fit.value - 4, 'up to about twice the largest');
+  for (let i = 1; i < values.length; i++) assert.ok(values[i] > values[i - 1]);
+  for (const p of sw.points) {
+    const est = JSON.parse(core.estimate(L1B(p.value, 1024)));
+    assert.equal(p.fits, est.fits, `batch ${p.value}`);
+    assert.equal(p.peak_reserved_bytes, est.devices[0].peak_reserved_bytes, `batch ${p.value}`);
+  }
+  assert.equal(sw.usable_bytes, JSON.parse(core.estimate(plan)).devices[0].usable_bytes);
+});
+
+test('recommend: WASM prints the bytes of `vramplan recommend --json`; each entry\'s plan estimates to what it quotes', (t) => {
+  if (!haveCli) return t.skip(`native CLI not built at ${path.relative(ROOT, CLI)}`);
+  const plan = JSON.stringify({
+    schema: 'vramplan/plan@1', workload: { batch: 2, seq: 1024, grad_accum: 4 },
+    instances: [{ model: { preset: 'gpt2' } }], hardware: { gpu: 'rtx-4090' },
+  });
+  const cli = cliJson(['recommend'], plan, 'recommend-gpt2');
+  assert.equal(cli.rc, 0, cli.err);
+  const wasm = vpw('vpw_recommend', plan, 0, 0);
+  assert.equal(wasm, cli.out.replace(/\n$/, ''));
+  const rec = JSON.parse(wasm);
+  assert.equal(rec.global_batch, 8);
+  assert.ok(rec.entries.length > 0);
+  for (const e of rec.entries) {
+    assert.equal(e.micro_batch * e.grad_accum, 8);
+    const est = JSON.parse(core.estimate(JSON.stringify(e.plan)));
+    assert.equal(est.fits, true);
+    assert.equal(est.devices[0].peak_reserved_bytes, e.estimate.peak_reserved_bytes, `rank ${e.rank}`);
+  }
+  assert.match(rec.winner.training_arguments, /^(#.*\n)*TrainingArguments\(\n {4}per_device_train_batch_size=\d+,/);
+  const inf = JSON.parse(vpw('vpw_recommend', JSON.stringify({ schema: 'vramplan/plan@1', workload: { mode: 'infer', batch: 1, seq: 64 }, instances: [{ model: { preset: 'gpt2' } }] }), 0, 0));
+  assert.equal(inf.error.path, 'workload.mode');
+});
+
+test('fit, sweep and recommend leave the heap as they found it', () => {
+  const plan = L1B(1, 1024);
+  for (let i = 0; i < 3; i++) {
+    vpw('vpw_fit', plan, 'batch', 0);
+    vpw('vpw_sweep', plan, 'seq', 8);
+  }
+  const before = raw.HEAP8.length;
+  for (let i = 0; i < 20; i++) {
+    vpw('vpw_fit', plan, 'batch', 1);
+    vpw('vpw_sweep', plan, 'batch', 16);
+    vpw('vpw_fit', '{', 'batch', 0);
+  }
+  assert.equal(raw.HEAP8.length, before);
+});
