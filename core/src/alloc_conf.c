@@ -178,9 +178,9 @@ vp_status vp_alloc_conf_parse(const char *text, const char *path_prefix, vp_allo
     vp_alloc_conf_default(&c);
     lexer L = {text ? text : "", path_prefix ? path_prefix : "", err};
     char key[TOK_MAX], t[TOK_MAX];
-    int flag;
+    int flag = 0;
     uint64_t v;
-    double d;
+    double d = 0.0;
     vp_status st = VP_OK;
     while (lex(&L, key)) {
         if (!strcmp(key, "max_split_size_mb")) {
