@@ -73,7 +73,6 @@ void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
 typedef struct {
     uint64_t peak_alloc;      /* max allocated bytes over the replay */
     uint64_t peak_reserved;   /* max reserved (segments) over the replay, without a memory limit */
-    int peak_phase;           /* VP_PH_* of the reserved peak */
     int fits;                 /* replayed under the usable memory without an out-of-memory error */
     int retries;              /* cudaMalloc failures PyTorch recovered from by freeing its cache */
     int oom_phase;            /* VP_PH_* of the failing request when !fits */
@@ -84,5 +83,8 @@ typedef struct {
 /* Replay `ev` through the allocator model under `conf`; `usable` is what the allocator may take
  * (0 = unlimited). */
 void vp_replay(const vp_events *ev, const vp_alloc_conf *conf, uint64_t usable, vp_reserved *out);
+/* The least allocator limit in (lo, hi] under which the replay runs without an out-of-memory error,
+ * to 1 % (hi must be one under which it runs). */
+uint64_t vp_replay_min_limit(const vp_events *ev, const vp_alloc_conf *conf, uint64_t lo, uint64_t hi);
 
 #endif

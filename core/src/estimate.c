@@ -60,6 +60,15 @@ static void allocator_verdict(const vp_plan *plan, const vp_events *ev, int64_t 
     int64_t limit = (int64_t)d->usable_bytes - shift;
     if (limit <= 0 || (int64_t)r.peak_alloc > limit) {
         d->fits = 0; /* the tensors alone do not fit */
+        /* With no memory limit the cache only grows (generate's torch.cat steps leave a block per
+         * step that no later request fits), which no GPU shows: on a real one PyTorch frees its
+         * cache and retries once cudaMalloc fails. What the job needs is then the least memory
+         * under which the replay runs: searched when the unlimited figure is far above the
+         * allocated peak (25 %; the training records stay below it). */
+        if (r.peak_reserved > r.peak_alloc + r.peak_alloc / 4) {
+            uint64_t need = vp_replay_min_limit(ev, &plan->alloc_conf, r.peak_alloc, r.peak_reserved);
+            d->peak_reserved_bytes = (uint64_t)vp_add_sat(best_total, (int64_t)(need - r.peak_alloc));
+        }
         return;
     }
     vp_replay(ev, &plan->alloc_conf, (uint64_t)limit, &r);

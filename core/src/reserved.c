@@ -7,7 +7,6 @@
 #include "alloc_events.h"
 
 static void run(const vp_events *ev, vp_alloc_sim *sim, int64_t *handle, vp_reserved *out, int limited) {
-    uint64_t last_peak = 0;
     int loaded = 0;
     for (int32_t i = 0; i < ev->n; i++) {
         const vp_event *x = &ev->ev[i];
@@ -19,19 +18,11 @@ static void run(const vp_events *ev, vp_alloc_sim *sim, int64_t *handle, vp_rese
         }
         if (x->size) {
             handle[i] = vp_alloc_sim_malloc(sim, x->size);
-            if (handle[i] < 0) {
-                if (limited && out->fits) {
-                    out->fits = 0;
-                    out->oom_phase = x->phase;
-                    vp_alloc_sim_oom(sim, &out->oom);
-                }
-                if (limited) return; /* PyTorch raises OutOfMemoryError: the step ends here */
-            }
-            vp_alloc_stats st;
-            vp_alloc_sim_stats(sim, &st);
-            if (!limited && st.peak_reserved > last_peak) {
-                last_peak = st.peak_reserved;
-                out->peak_phase = x->phase;
+            if (handle[i] < 0 && limited) {
+                out->fits = 0;
+                out->oom_phase = x->phase;
+                vp_alloc_sim_oom(sim, &out->oom);
+                return; /* PyTorch raises OutOfMemoryError: the step ends here */
             }
         } else if (x->id >= 0 && x->id < i) {
             vp_alloc_sim_release(sim, handle[x->id]);
@@ -69,4 +60,18 @@ void vp_replay(const vp_events *ev, const vp_alloc_conf *conf, uint64_t usable, 
     }
     vp_alloc_sim_free(sim);
     free(handle);
+}
+
+uint64_t vp_replay_min_limit(const vp_events *ev, const vp_alloc_conf *conf, uint64_t lo, uint64_t hi) {
+    /* lo does not fit (or is the allocated peak, which nothing below fits), hi does: bisect to 1 % */
+    vp_reserved r;
+    for (int k = 0; k < 24 && hi - lo > hi / 100; k++) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        vp_replay(ev, conf, mid, &r);
+        if (r.fits)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
 }
