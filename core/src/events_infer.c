@@ -44,30 +44,41 @@ typedef struct {
     int32_t *k, *v;
 } cache_ev;
 
-/* RMSNorm under no_grad (LlamaRMSNorm): x.float(), x * rsqrt(...) in fp32, then weight * x.to(dtype). */
+/* LlamaRMSNorm under no_grad (modeling_llama.py), as the H100 trace of generate shows it:
+ * x = hidden.to(fp32); var = x.pow(2).mean() (the square is freed); x = x * rsqrt(var) (the first
+ * copy is freed); weight * x.to(dtype) (the cast is freed, then the fp32 x). */
 static int32_t prefill_norm(vp_events *e, double T, double h, double adt) {
-    int32_t f1 = adt < 4 ? vp_ev_alloc(e, (int64_t)(T * h * 4.0)) : -1;
-    int32_t f2 = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
-    int32_t c = adt < 4 ? vp_ev_alloc(e, (int64_t)(T * h * adt)) : -1;
+    if (adt >= 4) {
+        int32_t sq = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
+        vp_ev_free(e, sq);
+        int32_t y = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
+        int32_t out = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
+        vp_ev_free(e, y);
+        return out;
+    }
+    int32_t x = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
+    int32_t sq = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
+    vp_ev_free(e, sq);
+    int32_t y = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
+    vp_ev_free(e, x);
+    int32_t c = vp_ev_alloc(e, (int64_t)(T * h * adt));
     int32_t out = vp_ev_alloc(e, (int64_t)(T * h * adt));
     vp_ev_free(e, c);
-    vp_ev_free(e, f2);
-    vp_ev_free(e, f1);
+    vp_ev_free(e, y);
     return out;
 }
 
-/* apply_rotary_pos_emb: x * cos + rotate_half(x) * sin, rotate_half = cat(-x2, x1); frees x. */
-static int32_t prefill_rope(vp_events *e, double T, double w, int32_t x) {
-    int32_t a = vp_ev_alloc(e, (int64_t)(T * w)); /* x * cos */
+/* apply_rotary_pos_emb: x * cos + rotate_half(x) * sin, rotate_half = cat(-x2, x1). */
+static int32_t prefill_rope(vp_events *e, double T, double w) {
+    int32_t a = vp_ev_alloc(e, (int64_t)(T * w));       /* x * cos */
     int32_t n = vp_ev_alloc(e, (int64_t)(T * w / 2.0)); /* -x2 */
-    int32_t r = vp_ev_alloc(e, (int64_t)(T * w)); /* cat */
+    int32_t r = vp_ev_alloc(e, (int64_t)(T * w));       /* cat */
     vp_ev_free(e, n);
     int32_t b = vp_ev_alloc(e, (int64_t)(T * w)); /* * sin */
     vp_ev_free(e, r);
     int32_t out = vp_ev_alloc(e, (int64_t)(T * w));
     vp_ev_free(e, b);
     vp_ev_free(e, a);
-    vp_ev_free(e, x);
     return out;
 }
 
@@ -108,27 +119,46 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
     double qd = (double)(a->heads * a->head_dim) / c->act_div_shard;
     double kvd = (double)(a->kv_heads * a->head_dim) / c->act_div_shard;
     double in_b = (double)vp_dtype_bytes(vp_act_dtype(in));
-    int32_t cur = vp_ev_alloc(e, (int64_t)(T * h * adt)); /* embedding output */
+    int32_t cur = vp_ev_alloc(e, (int64_t)(T * h * adt)), prev = -1; /* embedding output */
+    /* generate passes attention_mask, so the prompt's causal mask is materialized: (b, 1, s, s) at
+     * 4 B per element, alive to the end of the call (measured: 33,554,432 B at b 8, s 1024 in the
+     * H100 trace l1b-infer-b8p1024n256, never freed before generate returns) */
+    if (a->kind == VP_KIND_DECODER) vp_ev_alloc(e, (int64_t)(b * s * s * 4.0));
+    /* LlamaRotaryEmbedding: emb = cat(freqs, freqs) and its cos, sin in fp32, cast to the model dtype
+     * (b, s, head_dim), kept for every block of the prompt */
+    int32_t cs[2] = {-1, -1};
+    if (a->kind == VP_KIND_DECODER) {
+        double rot = T * (double)a->head_dim;
+        int32_t emb = vp_ev_alloc(e, (int64_t)(rot * 4.0));
+        int32_t c32 = vp_ev_alloc(e, (int64_t)(rot * 4.0)), s32 = vp_ev_alloc(e, (int64_t)(rot * 4.0));
+        vp_ev_free(e, emb);
+        cs[0] = vp_ev_alloc(e, (int64_t)(rot * adt));
+        cs[1] = vp_ev_alloc(e, (int64_t)(rot * adt));
+        vp_ev_free(e, s32);
+        vp_ev_free(e, c32);
+    }
     for (int64_t l = 0; l < L; l++) {
         /* one block under no_grad, op by op as HF LlamaDecoderLayer runs it (modeling_llama.py): every
          * intermediate is freed as soon as nothing references it */
         int32_t nrm = prefill_norm(e, T, h, adt);
         int32_t q = vp_ev_alloc(e, (int64_t)(T * qd * in_b)), k = vp_ev_alloc(e, (int64_t)(T * kvd * in_b));
         int32_t v = vp_ev_alloc(e, (int64_t)(T * kvd * in_b));
-        int32_t q2 = prefill_rope(e, T, qd * in_b, q), k2 = prefill_rope(e, T, kvd * in_b, k);
-        vp_ev_free(e, nrm);
+        int32_t q2 = prefill_rope(e, T, qd * in_b), k2 = prefill_rope(e, T, kvd * in_b);
+        vp_ev_free(e, q);
+        vp_ev_free(e, k);
         /* DynamicLayer.update: keys = torch.cat([keys, k]) (a copy), then values */
         cache.k[l] = vp_ev_alloc(e, (int64_t)(T * kvh));
         cache.v[l] = vp_ev_alloc(e, (int64_t)(T * kvh));
         vp_ev_free(e, k2);
         vp_ev_free(e, v);
-        int32_t o = vp_ev_alloc(e, (int64_t)(T * qd * in_b)); /* SDPA output */
-        vp_ev_free(e, q2);
-        int32_t ao = vp_ev_alloc(e, (int64_t)(T * h * adt)); /* o_proj */
+        int32_t o = vp_ev_alloc(e, (int64_t)(T * qd * in_b));  /* SDPA output */
+        int32_t ao = vp_ev_alloc(e, (int64_t)(T * h * adt));   /* o_proj */
         vp_ev_free(e, o);
+        vp_ev_free(e, q2);
+        vp_ev_free(e, nrm);
         int32_t r2 = vp_ev_alloc(e, (int64_t)(T * h * adt)); /* residual + attention */
         vp_ev_free(e, ao);
-        vp_ev_free(e, cur);
+        int32_t in_l = cur;
         nrm = prefill_norm(e, T, h, adt);
         /* LlamaMLP: down(act(gate(x)) * up(x)) */
         int32_t g = vp_ev_alloc(e, (int64_t)(T * f * adt)), act = vp_ev_alloc(e, (int64_t)(T * f * adt));
@@ -142,8 +172,17 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
         cur = vp_ev_alloc(e, (int64_t)(T * h * adt)); /* residual + MLP */
         vp_ev_free(e, dn);
         vp_ev_free(e, r2);
+        /* a block's input outlives the next block: it is freed at that block's end (measured in the H100
+         * trace of generate, l1b-infer-b8p1024n256) */
+        vp_ev_free(e, prev);
+        prev = in_l;
     }
+    /* the final norm over the last hidden states, then the head over the last position */
+    vp_ev_free(e, prefill_norm(e, T, h, adt));
+    vp_ev_free(e, prev);
     vp_ev_free(e, cur);
+    vp_ev_free(e, cs[1]);
+    vp_ev_free(e, cs[0]);
     double bv = b * (double)a->vocab;
     int32_t lg = vp_ev_alloc(e, (int64_t)(bv * adt));
     int32_t lg32 = vp_ev_alloc(e, (int64_t)(bv * 4.0));

@@ -59,6 +59,12 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         double lg = b * (double)a->vocab * (adt + 4.0);
         vp_moment_add(p, &c->owner, "logits", "Last-token logits", (int64_t)lg,
                       "%.0f × %lld vocab × (%.0f B + 4 B fp32 copy for sampling)", b, (long long)a->vocab, adt);
+        /* generate passes attention_mask, so the prompt's causal mask is materialized as (b, 1, s, s)
+         * at 4 B per element and kept to the end of the call (measured: 33,554,432 B at b 8, s 1024,
+         * H100 trace l1b-infer-b8p1024n256; events_infer.c) */
+        int64_t mask = a->kind == VP_KIND_DECODER ? (int64_t)(b * s * s * 4.0) : 0;
+        vp_moment_add(p, &c->owner, "attention_mask", "Causal mask", mask,
+                      "(b, 1, s, s) = %.0f × %.0f² × 4 B, built once for the prompt", b, s);
         vp_sink_push(out, p);
         if (gen <= 0) continue;
         /* last decode step: full cache + the torch.cat copy of one layer's K or V */
@@ -73,6 +79,8 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
                       "DynamicCache appends with torch.cat: one layer's K (or V) exists twice for a moment");
         vp_moment_add(d, &c->owner, "logits", "Last-token logits", (int64_t)lg,
                       "%.0f × %lld vocab × (%.0f B + 4 B fp32)", b, (long long)a->vocab, adt);
+        vp_moment_add(d, &c->owner, "attention_mask", "Causal mask", mask,
+                      "(b, 1, s, s) of the prompt, kept to the end of generate");
         vp_sink_push(out, d);
     }
 }
