@@ -41,7 +41,9 @@ vp_act_dtypes vp_act_dtypes_of(const vp_instance *in) {
 
 static double item(vp_acts *r, double bytes, int count, int cache) {
     if (bytes <= 0 || count <= 0) return 0;
-    if (r->n_items < (int)(sizeof r->items / sizeof r->items[0])) {
+    if (r->n_items >= (int)(sizeof r->items / sizeof r->items[0])) {
+        r->items_overflow = 1; /* the replay then cuts the block's bytes at the hidden width instead */
+    } else {
         r->items[r->n_items].bytes = bytes;
         r->items[r->n_items].count = count;
         r->items[r->n_items].cache = cache;
@@ -58,4 +60,16 @@ double vp_act_cache_item(vp_acts *r, double bytes) { return item(r, bytes, 1, 1)
 double vp_act_transient_item(vp_acts *r, double bytes) {
     item(r, bytes, 1, 2);
     return 0.0;
+}
+
+/* Marks the end of a module's forward: its transients are freed there. */
+void vp_act_module_end(vp_acts *r) {
+    if (r->n_items >= (int)(sizeof r->items / sizeof r->items[0])) {
+        r->items_overflow = 1;
+    } else {
+        r->items[r->n_items].bytes = 0;
+        r->items[r->n_items].count = 0;
+        r->items[r->n_items].cache = 3;
+        r->n_items++;
+    }
 }

@@ -243,16 +243,20 @@ static void alloc_block_saved(vp_events *e, const inst_ev *x, double T, vp_tenso
     const vp_inst_calc *c = x->c;
     const vp_acts *a = &c->a;
     double s2 = a->layer_attn_s / c->act_div_shard;
-    if (a->n_items > 0 && !a->megatron) {
+    if (a->n_items > 0 && !a->items_overflow && !a->megatron) {
         double full = a->layer - a->layer_attn_s;
         double scale = full > 0 ? vp_block_bytes(c, 0) / full : 1.0;
         vp_tensors tmp = {0};
-        for (int k = 0; k < a->n_items; k++)
+        for (int k = 0; k < a->n_items; k++) {
+            if (a->items[k].cache == 3) { /* a module's end: its transients are freed */
+                vp_tensors_release(&tmp, e);
+                continue;
+            }
             for (int j = 0; j < a->items[k].count; j++) {
                 vp_tensors *to = a->items[k].cache == 2 ? &tmp : a->items[k].cache && cache ? cache : into;
                 vp_tensors_push(to, e, vp_ev_alloc(e, (int64_t)(T * a->items[k].bytes * scale)));
-                if (a->items[k].cache != 2) vp_tensors_release(&tmp, e); /* the cast feeding it is gone */
             }
+        }
         vp_tensors_release(&tmp, e);
         vp_tensors_dispose(&tmp);
     } else {

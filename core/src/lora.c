@@ -111,6 +111,14 @@ double vp_lora_act_items(const vp_instance *in, vp_acts *r) {
             shared_input_saved[g] = 1;
         }
         bytes += it(r, ldt * (double)in->lora_r); /* lora_A output, saved by lora_B */
+        if (r) {
+            /* peft Linear.forward: result = result + lora_B(...) * scaling: lora_B's output, its scaled
+             * copy and the sum are each a new output-wide tensor in the adapter dtype (the sum promotes
+             * to it), freed when the module returns its cast back (H100 trace qwen05-lora16all) */
+            double o = (double)m[i].out;
+            for (int k = 0; k < 3; k++) vp_act_transient_item(r, ldt * o);
+            vp_act_module_end(r);
+        }
     }
     return bytes;
 }

@@ -58,19 +58,22 @@ typedef struct {
     int megatron;        /* Megatron-LM accounting (Korthikanti et al. Table 2) instead of HF per-op */
     /* The saved tensors of one block one by one, per token, in forward order (families that list them;
      * their sum is layer - layer_attn_s). cache 1: the tensor is also a DynamicCache entry, kept by the
-     * model output after backward frees the graph; cache 2: a forward transient, not saved. */
+     * model output after backward frees the graph; cache 2: a forward transient, not saved, freed at
+     * the next cache-3 item (a module's end, no tensor) or at the end of the block. */
     int n_items;
+    int items_overflow; /* more tensors than items[] holds: the list is not used */
     struct {
         double bytes;
         int count;
         int cache;
-    } items[48];
+    } items[128];
 } vp_acts;
 /* Record `count` saved tensors of `bytes` per token in r->items; returns bytes × count
  * (activations_common.c). */
 double vp_act_item(vp_acts *r, double bytes, int count);
 double vp_act_cache_item(vp_acts *r, double bytes);
 double vp_act_transient_item(vp_acts *r, double bytes);
+void vp_act_module_end(vp_acts *r);
 /* LoRA's saved tensors of one block per token, recorded in r->items when r is not NULL (lora.c). */
 double vp_lora_act_items(const vp_instance *in, vp_acts *r);
 void vp_activations_compute(const vp_plan *plan, const vp_instance *in, vp_acts *a);
