@@ -18,6 +18,7 @@ const DIFF_LABELS = {
   'parallel.distributed_optimizer': 'Distributed optimizer', 'parallel.selective_recompute': 'Selective recompute',
   'parallel.gradient_as_bucket_view': 'gradient_as_bucket_view', 'parallel.reduce_bucket_size': 'Reduce bucket',
   'parallel.allgather_bucket_size': 'All-gather bucket',
+  'runtime.pytorch_cuda_alloc_conf': 'PYTORCH_CUDA_ALLOC_CONF',
 };
 const INSTANCE_LABELS = {
   name: 'Name', role: 'Role', shares: 'Runs through the weights of', 'model.source': 'Model source',

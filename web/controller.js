@@ -24,6 +24,7 @@ import * as gpu from './cards/gpu.js';
 import * as parallel from './cards/parallel.js';
 import * as drop from './drop.js';
 import * as planFiles from './plan-files.js';
+import * as edge from './edge.js';
 
 const STORAGE_KEY = 'vramplan.setup.v2';
 const OLD_STORAGE_KEY = 'vramplan.setup.v1';
@@ -47,6 +48,7 @@ window.__vramplan = {
   get state() { return structuredClone(store.state); },
   get active() { return store.active; },
   plan: () => buildPlan(store.state, planInfo()),
+  edge: edge.timings,
 };
 
 // ---- form ↔ setup ---------------------------------------------------------------------------
@@ -134,6 +136,7 @@ function showError(field, message, path, code, instance = null) {
   }
   renderVerdictMessage($('verdict'), 'error', 'Cannot estimate this setup',
     message, path ? `Field: ${path}${code ? ` · error: ${code}` : ''}` : shown ? null : code || null);
+  edge.stale();
   stale = true;
   for (const id of ['suggestions', 'devices', 'warnings']) $(id).classList.add('stale');
   for (const b of document.querySelectorAll('#suggestions button.apply')) b.disabled = true;
@@ -148,6 +151,7 @@ function showError(field, message, path, code, instance = null) {
 function showInvitation(title, message) {
   clearFieldMessages();
   renderVerdictMessage($('verdict'), 'invite', title, message);
+  edge.stale();
   stale = true;
   for (const id of ['suggestions', 'devices', 'warnings']) $(id).classList.add('stale');
   for (const b of document.querySelectorAll('#suggestions button.apply')) b.disabled = true;
@@ -195,6 +199,7 @@ async function runEstimate() {
   clearFieldMessages();
   current = { state: snapshot, estimate: est };
   render();
+  edge.schedule(JSON.stringify(result.plan), snapshot); // how far it goes: in the planner worker, after this
   if (perf.firstEstimateMs === null) {
     perf.firstEstimateMs = performance.now();
     document.documentElement.dataset.ready = 'true';
@@ -385,7 +390,7 @@ function onChange() {
   scheduleLinkUpdate();
 }
 
-Object.assign(page, { onChange, writeForm, replaceSetup, scheduleEstimate, scheduleLinkUpdate, setStatus, showBanner, hideApplied, core });
+Object.assign(page, { onChange, writeForm, replaceSetup, offerUndo, scheduleEstimate, scheduleLinkUpdate, setStatus, showBanner, hideApplied, core });
 
 /** Inputs whose own card listens to them (not a plain "the form changed"). */
 const OWN_IDS = new Set(['preset-search', 'role', 'add-role', 'par-framework', 'probe-text']);
@@ -402,6 +407,7 @@ function wire() {
   workload.wire();
   parallel.wire();
   gpu.wire();
+  edge.wire();
   drop.wire();
   planFiles.wire();
 

@@ -3,6 +3,7 @@
 
 const INIT_TIMEOUT_MS = 60000;
 const CALL_TIMEOUT_MS = 10000;
+const SEARCH_TIMEOUT_MS = 60000; // fit, sweep and recommend run many estimates
 
 export class CoreClient {
   constructor(url) {
@@ -66,6 +67,27 @@ export class CoreClient {
   async estimate(planText) {
     await this.init();
     return this.call({ type: 'estimate', plan: planText });
+  }
+
+  // The searches: a call that runs past timeoutMs ends the worker (it cannot be interrupted
+  // otherwise); the next call starts a fresh one.
+
+  /** {text, ms}: vramplan/fit@1 (or {"error"}) for field batch | seq | new_tokens */
+  async fit(planText, field, timeoutMs = SEARCH_TIMEOUT_MS) {
+    await this.init();
+    return this.call({ type: 'fit', plan: planText, field }, timeoutMs);
+  }
+
+  /** {text, ms}: vramplan/sweep@1 */
+  async sweep(planText, field, points = 0, timeoutMs = SEARCH_TIMEOUT_MS) {
+    await this.init();
+    return this.call({ type: 'sweep', plan: planText, field, points }, timeoutMs);
+  }
+
+  /** {text, ms}: vramplan/recommend@1 (globalBatch 0: the plan's) */
+  async recommend(planText, globalBatch = 0, timeoutMs = SEARCH_TIMEOUT_MS) {
+    await this.init();
+    return this.call({ type: 'recommend', plan: planText, global_batch: globalBatch }, timeoutMs);
   }
 
   bench(planText, n) {

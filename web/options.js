@@ -326,6 +326,10 @@ export const DEFAULT_STATE = deepFreeze({
     reduce_bucket_size: '',
     allgather_bucket_size: '',
   },
+  runtime: {
+    pytorch_cuda_alloc_conf: '', // PYTORCH_CUDA_ALLOC_CONF of the job ('' = PyTorch's defaults); added
+                                 // within v2: a link without it reads ''
+  },
 });
 
 // The allowed values of each enumerated setup field (share links and plan files are checked
@@ -402,6 +406,7 @@ export const ERROR_FIELDS = [
   ['parallel.reduce_bucket_size', 'par-reduce-bucket'],
   ['parallel.allgather_bucket_size', 'par-allgather-bucket'],
   ['parallel', 'parallel-fieldset'],
+  ['runtime', 'alloc-conf'],
 ];
 
 // The same for "instances[i].<rest>": <rest> → element id (the form shows instance i then).

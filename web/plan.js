@@ -236,5 +236,7 @@ export function buildPlan(state, info = {}) {
   plan.hardware = hardwareOf(state);
   const parallel = parallelOf(state);
   if (parallel) plan.parallel = parallel;
+  const conf = String(state.runtime?.pytorch_cuda_alloc_conf ?? '').trim();
+  if (conf) plan.runtime = { pytorch_cuda_alloc_conf: conf };
   return plan;
 }

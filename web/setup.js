@@ -383,7 +383,7 @@ export function planToState(plan, presetType = () => '') {
     return fallback;
   };
 
-  only(plan, '', ['schema', 'name', 'note', 'workload', 'instances', 'hardware', 'parallel']);
+  only(plan, '', ['schema', 'name', 'note', 'workload', 'instances', 'hardware', 'parallel', 'runtime']);
   s.name = str(plan.name, 'name', null, '');
   s.note = str(plan.note, 'note', null, '');
 
@@ -584,6 +584,11 @@ export function planToState(plan, presetType = () => '') {
   if (sp.zero && sp.framework !== 'torch' && sp.framework !== 'deepspeed') invalid.push('parallel.zero');
   if (sp.framework !== 'fsdp' && sp.fsdp !== 'full_shard') dropped.push('parallel.fsdp');
 
+  // runtime
+  const rt = obj(plan.runtime, 'runtime');
+  only(rt, 'runtime', ['pytorch_cuda_alloc_conf']);
+  s.runtime.pytorch_cuda_alloc_conf = str(rt.pytorch_cuda_alloc_conf, 'runtime.pytorch_cuda_alloc_conf', null, '');
+
   return { state: normalizeState(s), dropped, invalid };
 }
 
@@ -779,6 +784,14 @@ const REMEDIES = {
     p.offload_optimizer = true;
     if (p.framework === 'torch') p.framework = 'deepspeed';
     if (p.framework === 'deepspeed' && int(p.zero, 0) < 2) p.zero = 2;
+    return true;
+  },
+  expandable_segments(s) {
+    const conf = String(s.runtime.pytorch_cuda_alloc_conf ?? '').trim();
+    if (/expandable_segments\s*:\s*true/i.test(conf) || /backend\s*:\s*cudaMallocAsync/i.test(conf)) return false;
+    s.runtime.pytorch_cuda_alloc_conf = /expandable_segments\s*:/i.test(conf)
+      ? conf.replace(/expandable_segments\s*:\s*\w+/i, 'expandable_segments:True')
+      : conf ? `${conf},expandable_segments:True` : 'expandable_segments:True';
     return true;
   },
   halve_seq(s) {

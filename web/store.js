@@ -14,7 +14,7 @@ export const store = {
   presets: { models: [], gpus: [] },
 };
 
-/** onChange, writeForm, replaceSetup, scheduleEstimate, scheduleLinkUpdate, setStatus, showBanner, hideApplied, core. */
+/** onChange, writeForm, replaceSetup, offerUndo, scheduleEstimate, scheduleLinkUpdate, setStatus, showBanner, hideApplied, core. */
 export const page = {};
 
 // The bundle is {"models":[...], "gpus":[...]} (models/README.md); read it tolerantly.

@@ -5,6 +5,7 @@
 #      tests/web/form.test.mjs  examples through the form and every suggestion's "Apply", against the core
 #   2. tests/web/e2e.test.mjs   the page in headless Chromium (playwright-core)
 #      tests/web/page.test.mjs  layout, messages, probe files, state (issue 10)
+#      tests/web/edge.test.mjs  fit at the edge: largest values, charts, recommend (issue 9)
 #   3. tests/web/bench.mjs      size and speed figures (printed, not asserted)
 # Needs: emcc (emscripten), chromium, node >= 20, npm; the native CLI at build/cli/vramplan
 # for the byte-identical checks (skipped with a message when it is missing).
@@ -26,7 +27,7 @@ fi
 mkdir -p tests/out/web
 
 status=0
-node --test --test-concurrency=1 tests/web/unit.test.mjs tests/web/wasm.test.mjs tests/web/form.test.mjs tests/web/e2e.test.mjs tests/web/page.test.mjs || status=$?
+node --test --test-concurrency=1 tests/web/unit.test.mjs tests/web/wasm.test.mjs tests/web/form.test.mjs tests/web/e2e.test.mjs tests/web/page.test.mjs tests/web/edge.test.mjs || status=$?
 if [ "${VP_SKIP_BENCH:-0}" != 1 ]; then
   node tests/web/bench.mjs || echo "tests/web/run.sh: benchmarks could not run (not a test failure)" >&2
 fi

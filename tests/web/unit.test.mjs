@@ -413,3 +413,13 @@ test('a framework brings its own bf16 mode: DeepSpeed / Megatron bf16_master, DD
   assert.deepEqual(s.instances.map((x) => x.precision), ['amp_bf16', 'bf16', 'fp32']);
   assert.equal(s.parallel.framework, 'fsdp');
 });
+
+test('the allocator setting (runtime.pytorch_cuda_alloc_conf) goes plan → form → plan', () => {
+  const plan = buildPlan(setup((s) => { s.runtime.pytorch_cuda_alloc_conf = 'expandable_segments:True'; }));
+  assert.deepEqual(plan.runtime, { pytorch_cuda_alloc_conf: 'expandable_segments:True' });
+  assert.equal(buildPlan(setup()).runtime, undefined, 'left out when not set');
+  const { state, invalid } = S.planToState(plan, presetType);
+  assert.deepEqual(invalid, []);
+  assert.equal(state.runtime.pytorch_cuda_alloc_conf, 'expandable_segments:True');
+  assert.deepEqual(S.planToState({ ...plan, runtime: { turbo: 1 } }, presetType).invalid, ['runtime.turbo']);
+});
