@@ -63,7 +63,7 @@ typedef struct {
     int32_t idx;
 } fent;
 typedef struct {
-    fent *e;
+    fent *e; /* e[-1] is a sentinel keyed (0, 0), below every block, once the array exists */
     int32_t n, cap;
 } fbin;
 typedef struct {
@@ -240,6 +240,10 @@ static inline int ensure_slots(vp_alloc_sim *s, int32_t extra) {
 static int key_lt(uint64_t size_a, uint64_t ptr_a, uint64_t size, uint64_t ptr) {
     return size_a != size ? size_a < size : ptr_a < ptr;
 }
+/* the same without branches (for the append test, where the answer is data) */
+static inline int key_lt_flat(uint64_t size_a, uint64_t ptr_a, uint64_t size, uint64_t ptr) {
+    return (size_a < size) | ((size_a == size) & (ptr_a < ptr));
+}
 /* 8 bins per power of two; monotonic in size */
 static int bin_of(uint64_t size) {
     int lg = log2_floor(size | 1);
@@ -288,12 +292,13 @@ static NOINLINE void tree_insert_slow(vp_alloc_sim *s, pool_t *p, int c, int32_t
     fbin *b = &p->bin[c];
     if (b->n == b->cap) {
         int32_t cap = b->cap ? 2 * b->cap : 8;
-        fent *ne = b->cap < INT32_MAX / 2 ? realloc(b->e, (size_t)cap * sizeof *ne) : NULL;
+        fent *ne = b->cap < INT32_MAX / 2 ? realloc(b->e ? b->e - 1 : NULL, ((size_t)cap + 1) * sizeof *ne) : NULL;
         if (!ne) {
             s->nomem = 1; /* the block stays out of the pool: never reused */
             return;
         }
-        b->e = ne;
+        ne[0] = (fent){0, 0, -1};
+        b->e = ne + 1;
         b->cap = cap;
     }
     int32_t n = b->n, i = n;
@@ -314,7 +319,8 @@ static inline void tree_insert(vp_alloc_sim *s, int32_t x) {
     int c = bin_of(size);
     fbin *b = &p->bin[c];
     int32_t n = b->n;
-    if (UNLIKELY(n == b->cap) || (n > 0 && !key_lt(b->e[n - 1].size, b->e[n - 1].ptr, size, ptr))) {
+    /* e[n - 1] is the sentinel when the bin is empty */
+    if (UNLIKELY(n == b->cap) || !key_lt_flat(b->e[n - 1].size, b->e[n - 1].ptr, size, ptr)) {
         tree_insert_slow(s, p, c, x);
         return;
     }
@@ -482,7 +488,8 @@ void vp_alloc_sim_free(vp_alloc_sim *s) {
     free(s->scratch.v);
     free(s->scratch2.v);
     for (int i = 0; i < 2; i++) {
-        for (int c = 0; c < N_BINS; c++) free(s->pool[i].bin[c].e);
+        for (int c = 0; c < N_BINS; c++)
+            if (s->pool[i].bin[c].e) free(s->pool[i].bin[c].e - 1);
         free(s->pool[i].unmapped.v);
     }
     free(s->es);
@@ -896,9 +903,9 @@ int64_t vp_alloc_sim_malloc(vp_alloc_sim *s, uint64_t size) {
     if (!s) return -1;
     if (size == 0) return VP_ALLOC_SIM_EMPTY; /* allocate(0) hands out nullptr */
     if (UNLIKELY(size >= K_ONE_EXA)) return record_oom(s, size, size, size);
-    /* round_size without divisions: at least kMinBlockSize, else the next 512 B multiple (no
-     * overflow below 1 EB) */
-    uint64_t rounded = LIKELY(s->plain_round) ? (size < K_MIN_BLOCK ? K_MIN_BLOCK : (size + K_MIN_BLOCK - 1) & ~(K_MIN_BLOCK - 1))
+    /* round_size without divisions: the next 512 B multiple, at least kMinBlockSize (no overflow
+     * below 1 EB) */
+    uint64_t rounded = LIKELY(s->plain_round) ? (size + K_MIN_BLOCK - 1) & ~(K_MIN_BLOCK - 1) /* 1..512 -> 512 */
                                               : round_size(&s->conf, s->intervals, size);
     int large = rounded > K_SMALL_SIZE; /* get_pool */
     if (UNLIKELY(!ensure_slots(s, 4))) return record_oom(s, size, rounded, vp_alloc_segment_size(rounded));
