@@ -44,8 +44,10 @@ typedef struct {
     uint64_t ptr, size;          /* (Block::requested_size only feeds stats this model does not keep) */
     int64_t gc_base;             /* Block::gc_count_base */
     int32_t prev, next;          /* neighbours in the segment (-1: none) */
+    int32_t fprev, fnext;        /* neighbours in its bin of the free index while in_tree (-1: none) */
     uint32_t gen;                /* handle generation */
     int32_t es;                  /* expandable segment index, -1 for cudaMalloc segments */
+    uint16_t bin;                /* its bin while in_tree */
     uint8_t large, allocated, mapped, in_tree;
 } blk_t;
 
@@ -55,16 +57,13 @@ typedef struct {
 } ivec;
 
 /* BlockPool::blocks: free mapped blocks in BlockComparatorSize order (size, then address), kept in
- * size bins (8 per power of two) of sorted arrays with the keys inline, and a bitmap of non-empty
- * bins: best fit is a bitmap scan plus a binary search in one short array. */
+ * size bins (8 per power of two), each a list threaded through the blocks (fprev, fnext) in that
+ * order, and a bitmap of non-empty bins: best fit is a bitmap scan and the first block of a bin that
+ * is large enough; taking a block out is an unlink. head and tail are only meaningful while the bin's
+ * bit is set. */
 #define N_BINS 512
 typedef struct {
-    uint64_t size, ptr;
-    int32_t idx;
-} fent;
-typedef struct {
-    fent *e; /* e[-1] is a sentinel keyed (0, 0), below every block, once the array exists */
-    int32_t n, cap;
+    int32_t head, tail;
 } fbin;
 typedef struct {
     fbin bin[N_BINS];
@@ -234,9 +233,8 @@ static inline int ensure_slots(vp_alloc_sim *s, int32_t extra) {
 
 /* ---- the free-block index (BlockPool::blocks) ------------------------------------------------------ */
 /* Most bins hold zero or one block (in the H100 traces 83 % of insertions go into an empty bin and
- * 70 % of lookups are answered by the first block of a later bin), so every operation takes the
- * short path first: no search in a bin of one, no memmove at the end of a bin, the next non-empty
- * bin from two bitmap words. */
+ * 70 % of lookups are answered by the first block of a later bin): insertion is mostly a push on an
+ * empty bin or an append after its last block, a lookup a bitmap scan, a removal an unlink. */
 static int key_lt(uint64_t size_a, uint64_t ptr_a, uint64_t size, uint64_t ptr) {
     return size_a != size ? size_a < size : ptr_a < ptr;
 }
@@ -245,34 +243,25 @@ static inline int key_lt_flat(uint64_t size_a, uint64_t ptr_a, uint64_t size, ui
     return (size_a < size) | ((size_a == size) & (ptr_a < ptr));
 }
 /* 8 bins per power of two; monotonic in size */
-static int bin_of(uint64_t size) {
-    int lg = log2_floor(size | 1);
-    int sub = lg >= 3 ? (int)((size >> (lg - 3)) & 7) : 0;
-    return lg * 8 + sub;
+static unsigned bin_of(uint64_t size) {
+    uint64_t v = size < 8 ? 8 : size; /* sizes below 8 B (none) share the bin of 8 B */
+    unsigned lg = (unsigned)log2_floor(v);
+    return lg * 8 + (unsigned)((v >> (lg - 3)) & 7);
 }
-/* first entry of the bin with key >= (size, ptr) */
-static int32_t bin_search(const fbin *b, uint64_t size, uint64_t ptr) {
-    int32_t lo = 0, hi = b->n;
-    while (lo < hi) {
-        int32_t mid = (lo + hi) / 2;
-        if (key_lt(b->e[mid].size, b->e[mid].ptr, size, ptr)) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-static void bin_mark(pool_t *p, int c) {
+static int bin_on(const pool_t *p, unsigned c) { return (int)((p->nonempty[c / 64] >> (c % 64)) & 1); }
+static void bin_mark(pool_t *p, unsigned c) {
     p->nonempty[c / 64] |= 1ULL << (c % 64);
     p->summary |= 1ULL << (c / 64);
 }
-/* the first non-empty bin after c, or -1 (0 <= c < N_BINS) */
-static inline int next_bin(const pool_t *p, int c) {
-    int w = c / 64;
+/* the first non-empty bin after c, or -1 (c < N_BINS) */
+static inline int next_bin(const pool_t *p, unsigned c) {
+    unsigned w = c / 64;
     uint64_t m = p->nonempty[w] & ((~0ULL << (c % 64)) << 1);
-    if (m) return w * 64 + __builtin_ctzll(m);
+    if (m) return (int)(w * 64 + (unsigned)__builtin_ctzll(m));
     uint64_t sw = p->summary & ((~0ULL << w) << 1);
     if (!sw) return -1;
-    w = __builtin_ctzll(sw);
-    return w * 64 + __builtin_ctzll(p->nonempty[w]);
+    w = (unsigned)__builtin_ctzll(sw);
+    return (int)(w * 64 + (unsigned)__builtin_ctzll(p->nonempty[w]));
 }
 /* the last non-empty bin <= c, or -1 */
 static int prev_bin(const pool_t *p, int c) {
@@ -285,123 +274,98 @@ static int prev_bin(const pool_t *p, int c) {
     w = 63 - __builtin_clzll(sw);
     return w * 64 + 63 - __builtin_clzll(p->nonempty[w]);
 }
-/* BlockPool::insert_into_blocks: also stamps the gc age base. The common cases (an empty bin, or a
- * block that goes after every block of its bin) append; the rest search and shift. */
-static NOINLINE void tree_insert_slow(vp_alloc_sim *s, pool_t *p, int c, int32_t x) {
-    blk_t *bx = &B(x);
-    fbin *b = &p->bin[c];
-    if (b->n == b->cap) {
-        int32_t cap = b->cap ? 2 * b->cap : 8;
-        fent *ne = b->cap < INT32_MAX / 2 ? realloc(b->e ? b->e - 1 : NULL, ((size_t)cap + 1) * sizeof *ne) : NULL;
-        if (!ne) {
-            s->nomem = 1; /* the block stays out of the pool: never reused */
-            return;
-        }
-        ne[0] = (fent){0, 0, -1};
-        b->e = ne + 1;
-        b->cap = cap;
-    }
-    int32_t n = b->n, i = n;
-    if (n > 0 && !key_lt(b->e[n - 1].size, b->e[n - 1].ptr, bx->size, bx->ptr)) {
-        i = bin_search(b, bx->size, bx->ptr);
-        memmove(b->e + i + 1, b->e + i, (size_t)(n - i) * sizeof *b->e);
-    }
-    b->e[i] = (fent){bx->size, bx->ptr, x};
-    b->n = n + 1;
-    bin_mark(p, c);
-    bx->gc_base = p->gfb_count;
-    bx->in_tree = 1;
+/* insert x before y (y in the bin, x's key below y's) */
+static void link_before(vp_alloc_sim *s, fbin *f, int32_t x, int32_t y) {
+    int32_t pv = B(y).fprev;
+    B(x).fprev = pv;
+    B(x).fnext = y;
+    B(y).fprev = x;
+    if (pv >= 0) B(pv).fnext = x;
+    else f->head = x;
 }
+/* x goes somewhere before the bin's last block: the first position from either end whose key is
+ * above x's (BlockComparatorSize order) */
+static NOINLINE void tree_insert_inside(vp_alloc_sim *s, fbin *f, int32_t x) {
+    uint64_t size = B(x).size, ptr = B(x).ptr;
+    int32_t y = f->head;
+    if (!key_lt(B(y).size, B(y).ptr, size, ptr)) {
+        link_before(s, f, x, y); /* a new head */
+        return;
+    }
+    y = f->tail; /* walk down from the last block to the last one below x */
+    while (!key_lt(B(B(y).fprev).size, B(B(y).fprev).ptr, size, ptr)) y = B(y).fprev;
+    link_before(s, f, x, y);
+}
+/* BlockPool::insert_into_blocks: also stamps the gc age base */
 static inline void tree_insert(vp_alloc_sim *s, int32_t x) {
     blk_t *bx = &B(x);
     pool_t *p = &s->pool[bx->large];
-    uint64_t size = bx->size, ptr = bx->ptr;
-    int c = bin_of(size);
-    fbin *b = &p->bin[c];
-    int32_t n = b->n;
-    /* e[n - 1] is the sentinel when the bin is empty */
-    if (UNLIKELY(n == b->cap) || !key_lt_flat(b->e[n - 1].size, b->e[n - 1].ptr, size, ptr)) {
-        tree_insert_slow(s, p, c, x);
-        return;
-    }
-    fent *e = &b->e[n];
-    e->size = size;
-    e->ptr = ptr;
-    e->idx = x;
-    b->n = n + 1;
-    bin_mark(p, c);
+    unsigned c = bin_of(bx->size);
+    fbin *f = &p->bin[c];
+    bx->bin = (uint16_t)c;
     bx->gc_base = p->gfb_count;
     bx->in_tree = 1;
-}
-/* A position in the index: entry i of bin c. */
-typedef struct {
-    int c;
-    int32_t i;
-} cursor;
-/* remove the entry at the cursor */
-static inline void erase_at(pool_t *p, cursor k) {
-    fbin *b = &p->bin[k.c];
-    int32_t n = --b->n;
-    if (UNLIKELY(k.i < n)) memmove(b->e + k.i, b->e + k.i + 1, (size_t)(n - k.i) * sizeof *b->e);
-    uint64_t w = p->nonempty[k.c / 64] &= ~((uint64_t)(n == 0) << (k.c % 64));
-    p->summary &= ~((uint64_t)(w == 0) << (k.c / 64));
+    if (!bin_on(p, c)) { /* an empty bin */
+        bx->fprev = bx->fnext = -1;
+        f->head = f->tail = x;
+        bin_mark(p, c);
+        return;
+    }
+    int32_t t = f->tail;
+    if (UNLIKELY(!key_lt_flat(B(t).size, B(t).ptr, bx->size, bx->ptr))) {
+        tree_insert_inside(s, f, x);
+        return;
+    }
+    B(t).fnext = x; /* after the last block */
+    bx->fprev = t;
+    bx->fnext = -1;
+    f->tail = x;
 }
 static inline void tree_erase(vp_alloc_sim *s, int32_t x) {
     blk_t *bx = &B(x);
     if (!bx->in_tree) return;
     bx->in_tree = 0;
     pool_t *p = &s->pool[bx->large];
-    cursor k = {bin_of(bx->size), 0};
-    const fbin *b = &p->bin[k.c];
-    if (b->n != 1) k.i = bin_search(b, bx->size, bx->ptr);
-    if (k.i < b->n && b->e[k.i].idx == x) erase_at(p, k);
+    unsigned c = bx->bin;
+    fbin *f = &p->bin[c];
+    int32_t pv = bx->fprev, nx = bx->fnext;
+    *(pv >= 0 ? &B(pv).fnext : &f->head) = nx;
+    *(nx >= 0 ? &B(nx).fprev : &f->tail) = pv;
+    /* both -1 (the sign bit of pv & nx): the bin is empty now */
+    uint64_t w = p->nonempty[c / 64] &= ~((uint64_t)((uint32_t)(pv & nx) >> 31) << (c % 64));
+    p->summary &= ~((uint64_t)(w == 0) << (c / 64));
 }
-/* lower_bound(size): the smallest block of at least `size` bytes (lowest address among equals), and
- * its place in *k */
-static inline int32_t tr_lower_bound(const pool_t *p, uint64_t size, cursor *k) {
-    int c = bin_of(size);
-    if (p->nonempty[c / 64] & (1ULL << (c % 64))) {
-        const fbin *b = &p->bin[c];
-        int32_t i = b->e[0].size < size ? bin_search(b, size, 0) : 0;
-        if (i < b->n) {
-            k->c = c;
-            k->i = i;
-            return b->e[i].idx;
-        }
+/* lower_bound(size): the smallest block of at least `size` bytes (lowest address among equals) */
+static inline int32_t tr_lower_bound(const vp_alloc_sim *s, const pool_t *p, uint64_t size) {
+    unsigned c = bin_of(size);
+    if (bin_on(p, c) && s->b[p->bin[c].tail].size >= size) { /* this bin has one */
+        int32_t y = p->bin[c].head;
+        while (s->b[y].size < size) y = s->b[y].fnext;
+        return y;
     }
-    c = next_bin(p, c);
-    if (c < 0) return -1;
-    k->c = c;
-    k->i = 0;
-    return p->bin[c].e[0].idx;
-}
-/* the block after the cursor in (size, address) order, moving the cursor; -1 at the end */
-static int32_t cursor_next(const pool_t *p, cursor *k) {
-    if (k->i + 1 < p->bin[k->c].n) return p->bin[k->c].e[++k->i].idx;
-    int c = next_bin(p, k->c);
-    if (c < 0) return -1;
-    k->c = c;
-    k->i = 0;
-    return p->bin[c].e[0].idx;
+    int n = next_bin(p, c);
+    return n < 0 ? -1 : p->bin[n].head;
 }
 static int32_t tr_max(const pool_t *p) {
     int c = prev_bin(p, N_BINS - 1);
-    return c < 0 ? -1 : p->bin[c].e[p->bin[c].n - 1].idx;
+    return c < 0 ? -1 : p->bin[c].tail;
 }
-/* the previous block in (size, address) order */
+/* the next / previous block in (size, address) order */
+static inline int32_t tr_succ(const vp_alloc_sim *s, const pool_t *p, int32_t x) {
+    if (s->b[x].fnext >= 0) return s->b[x].fnext;
+    int c = next_bin(p, s->b[x].bin);
+    return c < 0 ? -1 : p->bin[c].head;
+}
 static int32_t tr_pred(const vp_alloc_sim *s, const pool_t *p, int32_t x) {
-    int c = bin_of(s->b[x].size);
-    const fbin *b = &p->bin[c];
-    int32_t i = bin_search(b, s->b[x].size, s->b[x].ptr);
-    if (i > 0) return b->e[i - 1].idx;
-    c = prev_bin(p, c - 1);
-    return c < 0 ? -1 : p->bin[c].e[p->bin[c].n - 1].idx;
+    if (s->b[x].fprev >= 0) return s->b[x].fprev;
+    int c = prev_bin(p, (int)s->b[x].bin - 1);
+    return c < 0 ? -1 : p->bin[c].tail;
 }
 /* every block of the pool in order (to iterate while releasing some) */
-static int tr_collect(const pool_t *p, ivec *out) {
-    for (int c = (p->nonempty[0] & 1) ? 0 : next_bin(p, 0); c >= 0; c = next_bin(p, c))
-        for (int32_t i = 0; i < p->bin[c].n; i++)
-            if (!iv_push(out, p->bin[c].e[i].idx)) return 0;
+static int tr_collect(const vp_alloc_sim *s, const pool_t *p, ivec *out) {
+    for (int c = bin_on(p, 0) ? 0 : next_bin(p, 0); c >= 0; c = next_bin(p, (unsigned)c))
+        for (int32_t y = p->bin[c].head; y >= 0; y = s->b[y].fnext)
+            if (!iv_push(out, y)) return 0;
     return 1;
 }
 
@@ -456,7 +420,6 @@ void vp_alloc_sim_reset(vp_alloc_sim *s, uint64_t limit_bytes) {
     s->nb = 0;
     s->free_slots.n = s->scratch.n = s->scratch2.n = 0;
     for (int i = 0; i < 2; i++) {
-        for (int c = 0; c < N_BINS; c++) s->pool[i].bin[c].n = 0;
         memset(s->pool[i].nonempty, 0, sizeof s->pool[i].nonempty);
         s->pool[i].summary = 0;
         s->pool[i].gfb_count = 0;
@@ -487,11 +450,7 @@ void vp_alloc_sim_free(vp_alloc_sim *s) {
     free(s->free_slots.v);
     free(s->scratch.v);
     free(s->scratch2.v);
-    for (int i = 0; i < 2; i++) {
-        for (int c = 0; c < N_BINS; c++)
-            if (s->pool[i].bin[c].e) free(s->pool[i].bin[c].e - 1);
-        free(s->pool[i].unmapped.v);
-    }
+    for (int i = 0; i < 2; i++) free(s->pool[i].unmapped.v);
     free(s->es);
     free(s);
 }
@@ -620,7 +579,7 @@ static void release_expandable_segment(vp_alloc_sim *s, int32_t x) {
 /* release_blocks(pool): cudaFree every free unsplit segment, unmap every free expandable block */
 static void release_blocks(vp_alloc_sim *s, int large) {
     s->scratch.n = s->scratch2.n = 0;
-    if (!tr_collect(&s->pool[large], &s->scratch)) return;
+    if (!tr_collect(s, &s->pool[large], &s->scratch)) return;
     for (int32_t i = 0; i < s->scratch.n; i++) {
         int32_t x = s->scratch.v[i];
         if (B(x).es >= 0) {
@@ -650,8 +609,7 @@ static int release_available_cached_blocks(vp_alloc_sim *s, int large, uint64_t 
     if (msplit == UINT64_MAX) return 0;
     pool_t *p = &s->pool[large];
     uint64_t key = size < msplit ? msplit : size;
-    cursor k;
-    int32_t it = tr_lower_bound(p, key, &k);
+    int32_t it = tr_lower_bound(s, p, key);
     if (it < 0) {
         /* No single block is large enough; free multiple oversize blocks, starting with the largest */
         it = tr_max(p);
@@ -682,7 +640,7 @@ static void garbage_collect(vp_alloc_sim *s) {
     if (s->st.reserved <= thr) return;
     uint64_t target = s->st.reserved - thr, reclaimed = 0;
     s->scratch.n = 0;
-    if (!tr_collect(p, &s->scratch)) return;
+    if (!tr_collect(s, p, &s->scratch)) return;
     uint64_t total_age = 0;
     int64_t count = 0;
     for (int32_t i = 0; i < s->scratch.n; i++) {
@@ -698,7 +656,7 @@ static void garbage_collect(vp_alloc_sim *s) {
         double age_threshold = (double)total_age / (double)count;
         freed = 0;
         s->scratch.n = 0;
-        if (!tr_collect(p, &s->scratch)) return;
+        if (!tr_collect(s, p, &s->scratch)) return;
         for (int32_t i = 0; i < s->scratch.n; i++) {
             int32_t x = s->scratch.v[i];
             uint64_t age = (uint64_t)(p->gfb_count - B(x).gc_base);
@@ -725,17 +683,14 @@ static int32_t get_free_block(vp_alloc_sim *s, int large, uint64_t size) {
     pool_t *p = &s->pool[large];
     /* Track block reuse interval only when garbage collection is enabled. */
     if (s->limit && s->conf.garbage_collection_threshold > 0.0) p->gfb_count++;
-    cursor k;
-    int32_t it = tr_lower_bound(p, size, &k);
+    int32_t it = tr_lower_bound(s, p, size);
     if (it < 0) return -1;
     if (B(it).es >= 0) {
         /* the part of a block that can expand counts as its size for best fit */
-        cursor kn = k;
-        int32_t nx = cursor_next(p, &kn);
+        int32_t nx = tr_succ(s, p, it);
         while (B(it).es >= 0 && nx >= 0 && expandable_size(s, nx) < expandable_size(s, it)) {
             it = nx;
-            k = kn;
-            nx = cursor_next(p, &kn);
+            nx = tr_succ(s, p, nx);
         }
     }
     const uint64_t msplit = s->conf.max_split_size;
@@ -743,8 +698,7 @@ static int32_t get_free_block(vp_alloc_sim *s, int large, uint64_t size) {
     if (size < msplit && B(it).size >= msplit) return -1;
     /* Allow oversized block size to be rounded up but within a limit (max_non_split_rounding_mb) */
     if (size >= msplit && B(it).size >= add_sat(size, s->conf.max_non_split_rounding_size)) return -1;
-    erase_at(p, k);
-    B(it).in_tree = 0;
+    tree_erase(s, it);
     return it;
 }
 
@@ -987,13 +941,17 @@ int vp_alloc_sim_check(const vp_alloc_sim *s) {
     }
     for (int k = 0; k < 2; k++)
         for (int c = 0; c < N_BINS; c++) {
-            const fbin *b = &s->pool[k].bin[c];
-            for (int32_t j = 0; j < b->n; j++) {
-                const blk_t *x = &s->b[b->e[j].idx];
-                if (b->e[j].size != x->size || b->e[j].ptr != x->ptr || bin_of(x->size) != c || x->large != k) return 6;
-                if (j && !key_lt(b->e[j - 1].size, b->e[j - 1].ptr, x->size, x->ptr)) return 6;
+            const pool_t *p = &s->pool[k];
+            if (!bin_on(p, (unsigned)c)) continue;
+            int32_t last = -1;
+            for (int32_t y = p->bin[c].head; y >= 0; last = y, y = s->b[y].fnext) {
+                if (y >= s->nb || in_index > (uint64_t)s->nb) return 6; /* a cycle */
+                const blk_t *x = &s->b[y];
+                if (!x->in_tree || x->bin != c || bin_of(x->size) != (unsigned)c || x->large != k || x->fprev != last) return 6;
+                if (last >= 0 && !key_lt(s->b[last].size, s->b[last].ptr, x->size, x->ptr)) return 6;
                 in_index++;
             }
+            if (last < 0 || p->bin[c].tail != last) return 6;
         }
     if (in_index != free_mapped) return 7;
     if (s->st.reserved != UINT64_MAX && mapped != s->st.reserved) return 8;
