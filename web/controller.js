@@ -136,14 +136,19 @@ function showError(field, message, path, code, instance = null) {
   }
   renderVerdictMessage($('verdict'), 'error', 'Cannot estimate this setup',
     message, path ? `Field: ${path}${code ? ` · error: ${code}` : ''}` : shown ? null : code || null);
+  markStale('error', '⚠ Cannot estimate this setup · why ↓');
+}
+
+/** What is drawn below the verdict is older than the form: dim it, disable its Apply buttons. */
+function markStale(kind, miniText) {
   edge.stale();
   stale = true;
   for (const id of ['suggestions', 'devices', 'warnings']) $(id).classList.add('stale');
   for (const b of document.querySelectorAll('#suggestions button.apply')) b.disabled = true;
   $('stale-note').hidden = !current;
   const mini = $('mini-verdict');
-  mini.className = 'mini-verdict error';
-  mini.textContent = '⚠ Cannot estimate this setup · why ↓';
+  mini.className = `mini-verdict ${kind}`;
+  mini.textContent = miniText;
   mini.hidden = false;
 }
 
@@ -151,15 +156,7 @@ function showError(field, message, path, code, instance = null) {
 function showInvitation(title, message) {
   clearFieldMessages();
   renderVerdictMessage($('verdict'), 'invite', title, message);
-  edge.stale();
-  stale = true;
-  for (const id of ['suggestions', 'devices', 'warnings']) $(id).classList.add('stale');
-  for (const b of document.querySelectorAll('#suggestions button.apply')) b.disabled = true;
-  $('stale-note').hidden = !current;
-  const mini = $('mini-verdict');
-  mini.className = 'mini-verdict invite';
-  mini.textContent = `${title} · how ↓`;
-  mini.hidden = false;
+  markStale('invite', `${title} · how ↓`);
 }
 
 function scheduleEstimate(delay = DEBOUNCE_MS) {

@@ -273,14 +273,19 @@ test('estimate warnings stand right under the verdict', async () => {
   assert.ok(box.y + box.height <= 900, 'on the first screen');
   assert.match(await page.textContent('#warnings'), /Check/);
   assert.match(await page.textContent('#mini-verdict'), /warning/);
-  // 8 GPUs with dp × tp × pp = 1: the core says the plan uses fewer GPUs (when this build has that warning)
+  // 8 GPUs with dp × tp × pp = 1 or 3: the core says the plan leaves GPUs idle, and the page shows it
   await page.uncheck('#par-sp');
   await page.fill('#gpu-count', '8');
-  const m = await estimates(page);
-  await page.fill('#par-dp', '1');
-  await settled(page, m);
-  const eight = (await wasmEstimate(JSON.stringify(await page.evaluate(() => window.__vramplan.plan())))).est;
-  assert.deepEqual(await page.$$eval('#warnings li', (li) => li.map((x) => x.textContent)), eight.warnings || []);
+  for (const dp of ['1', '3']) {
+    const m = await estimates(page);
+    await page.fill('#par-dp', dp);
+    await settled(page, m);
+    const eight = (await wasmEstimate(JSON.stringify(await page.evaluate(() => window.__vramplan.plan())))).est;
+    assert.ok(eight.warnings.some((w) => /idle/.test(w)), `dp ${dp}: ${eight.warnings}`);
+    assert.deepEqual(await page.$$eval('#warnings li', (li) => li.map((x) => x.textContent)), eight.warnings);
+    const box = await page.locator('#warnings').boundingBox();
+    assert.ok(box.y + box.height <= 900, `dp ${dp}: the warning is on the first screen`);
+  }
   assertClean(log);
   await context.close();
 });
