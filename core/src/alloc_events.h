@@ -65,6 +65,18 @@ int64_t vp_block_count(const vp_instance *in);
  * at load, leaving a cached block of vocab x hidden. */
 void vp_untied_head(vp_events *e, const vp_inst_calc *c, double bytes_per_elem);
 
+/* One decoder block without its graph (events_block.c): widths in elements per token, dtypes in
+ * bytes; `in` is the block input (not freed); returns the block output. Cache entries are
+ * allocated into *cache_k / *cache_v when given. */
+typedef struct {
+    double T, h, qd, kvd, f;  /* tokens; hidden, query, key/value and MLP widths */
+    double adt, in_b, kvh;    /* activation bytes, projection output bytes, KV cache bytes per token */
+    double res;               /* bytes per element of the residual stream */
+} vp_block_dims;
+int32_t vp_ev_block_nograd(vp_events *e, const vp_block_dims *d, int32_t in, int32_t *cache_k, int32_t *cache_v);
+/* LlamaRMSNorm without its graph: returns its output. */
+int32_t vp_ev_norm_nograd(vp_events *e, double T, double h, double adt, double res);
+
 /* The events of one device's job: three training steps, or one generate call. */
 void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
 void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);

@@ -44,44 +44,6 @@ typedef struct {
     int32_t *k, *v;
 } cache_ev;
 
-/* LlamaRMSNorm under no_grad (modeling_llama.py), as the H100 trace of generate shows it:
- * x = hidden.to(fp32); var = x.pow(2).mean() (the square is freed); x = x * rsqrt(var) (the first
- * copy is freed); weight * x.to(dtype) (the cast is freed, then the fp32 x). */
-static int32_t prefill_norm(vp_events *e, double T, double h, double adt) {
-    if (adt >= 4) {
-        int32_t sq = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
-        vp_ev_free(e, sq);
-        int32_t y = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
-        int32_t out = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
-        vp_ev_free(e, y);
-        return out;
-    }
-    int32_t x = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
-    int32_t sq = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
-    vp_ev_free(e, sq);
-    int32_t y = vp_ev_alloc(e, (int64_t)(T * h * 4.0));
-    vp_ev_free(e, x);
-    int32_t c = vp_ev_alloc(e, (int64_t)(T * h * adt));
-    int32_t out = vp_ev_alloc(e, (int64_t)(T * h * adt));
-    vp_ev_free(e, c);
-    vp_ev_free(e, y);
-    return out;
-}
-
-/* apply_rotary_pos_emb: x * cos + rotate_half(x) * sin, rotate_half = cat(-x2, x1). */
-static int32_t prefill_rope(vp_events *e, double T, double w) {
-    int32_t a = vp_ev_alloc(e, (int64_t)(T * w));       /* x * cos */
-    int32_t n = vp_ev_alloc(e, (int64_t)(T * w / 2.0)); /* -x2 */
-    int32_t r = vp_ev_alloc(e, (int64_t)(T * w));       /* cat */
-    vp_ev_free(e, n);
-    int32_t b = vp_ev_alloc(e, (int64_t)(T * w)); /* * sin */
-    vp_ev_free(e, r);
-    int32_t out = vp_ev_alloc(e, (int64_t)(T * w));
-    vp_ev_free(e, b);
-    vp_ev_free(e, a);
-    return out;
-}
-
 static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
     const vp_instance *in = c->in;
     const vp_arch *a = &in->arch;
@@ -137,48 +99,17 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
         vp_ev_free(e, s32);
         vp_ev_free(e, c32);
     }
+    vp_block_dims d = {T, h, qd, kvd, f, adt, in_b, kvh, adt};
     for (int64_t l = 0; l < L; l++) {
-        /* one block under no_grad, op by op as HF LlamaDecoderLayer runs it (modeling_llama.py): every
-         * intermediate is freed as soon as nothing references it */
-        int32_t nrm = prefill_norm(e, T, h, adt);
-        int32_t q = vp_ev_alloc(e, (int64_t)(T * qd * in_b)), k = vp_ev_alloc(e, (int64_t)(T * kvd * in_b));
-        int32_t v = vp_ev_alloc(e, (int64_t)(T * kvd * in_b));
-        int32_t q2 = prefill_rope(e, T, qd * in_b), k2 = prefill_rope(e, T, kvd * in_b);
-        vp_ev_free(e, q);
-        vp_ev_free(e, k);
-        /* DynamicLayer.update: keys = torch.cat([keys, k]) (a copy), then values */
-        cache.k[l] = vp_ev_alloc(e, (int64_t)(T * kvh));
-        cache.v[l] = vp_ev_alloc(e, (int64_t)(T * kvh));
-        vp_ev_free(e, k2);
-        vp_ev_free(e, v);
-        int32_t o = vp_ev_alloc(e, (int64_t)(T * qd * in_b));  /* SDPA output */
-        int32_t ao = vp_ev_alloc(e, (int64_t)(T * h * adt));   /* o_proj */
-        vp_ev_free(e, o);
-        vp_ev_free(e, q2);
-        vp_ev_free(e, nrm);
-        int32_t r2 = vp_ev_alloc(e, (int64_t)(T * h * adt)); /* residual + attention */
-        vp_ev_free(e, ao);
         int32_t in_l = cur;
-        nrm = prefill_norm(e, T, h, adt);
-        /* LlamaMLP: down(act(gate(x)) * up(x)) */
-        int32_t g = vp_ev_alloc(e, (int64_t)(T * f * adt)), act = vp_ev_alloc(e, (int64_t)(T * f * adt));
-        vp_ev_free(e, g);
-        int32_t u = vp_ev_alloc(e, (int64_t)(T * f * adt)), pr = vp_ev_alloc(e, (int64_t)(T * f * adt));
-        vp_ev_free(e, act);
-        vp_ev_free(e, u);
-        int32_t dn = vp_ev_alloc(e, (int64_t)(T * h * adt));
-        vp_ev_free(e, pr);
-        vp_ev_free(e, nrm);
-        cur = vp_ev_alloc(e, (int64_t)(T * h * adt)); /* residual + MLP */
-        vp_ev_free(e, dn);
-        vp_ev_free(e, r2);
+        cur = vp_ev_block_nograd(e, &d, cur, &cache.k[l], &cache.v[l]);
         /* a block's input outlives the next block: it is freed at that block's end (measured in the H100
          * trace of generate, l1b-infer-b8p1024n256) */
         vp_ev_free(e, prev);
         prev = in_l;
     }
     /* the final norm over the last hidden states, then the head over the last position */
-    vp_ev_free(e, prefill_norm(e, T, h, adt));
+    vp_ev_free(e, vp_ev_norm_nograd(e, T, h, adt, adt));
     vp_ev_free(e, prev);
     vp_ev_free(e, cur);
     vp_ev_free(e, cs[1]);

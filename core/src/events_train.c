@@ -284,9 +284,22 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
     int32_t gather = vp_ev_alloc(e, c->ds.gathered.bytes);
     if (vp_is_amp(c->in) && c->in->activations != VP_ACT_NO_GRAD) alloc_casts(e, x, b);
     if (checkpointed) {
-        /* non-reentrant checkpoint: the block input is kept, everything else is transient */
+        /* non-reentrant checkpoint: the block input is kept, everything else is freed as soon as
+         * nothing references it, as in a no-grad forward (events_block.c for Llama-style blocks) */
         vp_tensors_push(sv, e, vp_ev_alloc(e, (int64_t)(T * c->a.ckpt_layer / c->act_div_repl)));
-        alloc_block_saved(e, x, T, &tmp, NULL);
+        if (c->in->arch.kind == VP_KIND_DECODER && !c->a.megatron) {
+            const vp_arch *ar = &c->in->arch;
+            double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
+            vp_block_dims d = {T,
+                               (double)ar->hidden / c->act_div_repl,
+                               (double)(ar->heads * ar->head_dim) / c->act_div_shard,
+                               (double)(ar->kv_heads * ar->head_dim) / c->act_div_shard,
+                               (double)(ar->experts ? ar->expert_inter * ar->experts_per_tok : ar->inter) / c->act_div_shard,
+                               adt, adt, 0.0, vp_is_amp(c->in) ? 4.0 : adt};
+            vp_ev_free(e, vp_ev_block_nograd(e, &d, -1, NULL, NULL));
+        } else {
+            alloc_block_saved(e, x, T, &tmp, NULL);
+        }
     } else {
         /* K and V of the DynamicCache (cache_utils.py DynamicLayer.update) stay with the output */
         alloc_block_saved(e, x, T, sv, keeps_kv(c) ? &x->kept : NULL);
