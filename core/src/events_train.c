@@ -17,6 +17,10 @@
 
 #include "alloc_events.h"
 #include "util.h"
+/* step 1 has no optimizer state in its forward; step 2 has; step 3 is the first whose start repeats
+ * its predecessor's (what shared/groundtruth/measure.py measures) */
+#define VP_TRAIN_STEPS 3
+
 
 typedef struct {
     const vp_inst_calc *c;
@@ -458,7 +462,7 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
     /* the cuBLAS workspace: allocated through PyTorch's allocator by the first GEMM (runtime.c) */
     vp_ev_alloc(out, vp_cublas_workspace_bytes());
     int64_t micro = plan->grad_accum > 1 ? 2 : 1;
-    for (int step = 0; step < 3 && !out->failed; step++) train_step(out, xs, n, step, micro);
+    for (int step = 0; step < VP_TRAIN_STEPS && !out->failed; step++) train_step(out, xs, n, step, micro);
     for (int i = 0; i < n; i++) inst_dispose(&xs[i]);
     free(xs);
 }
