@@ -26,7 +26,8 @@ typedef struct {
     const vp_inst_calc *c;
     vp_tlist blk, pre, post;
     int64_t nblocks;     /* blocks on this device */
-    int64_t act_blocks;  /* blocks as the activation terms count them (t5 folds all into one) */
+    int64_t act_blocks;  /* blocks the replay walks */
+    double fold;         /* blocks one activation term stands for (t5 counts all its blocks as one) */
     double list_elems;   /* elements of the parameter list on this device */
     double wscale;       /* weight bytes per element */
     double gscale;       /* .grad bytes per element (full fine-tuning) */
@@ -90,6 +91,12 @@ static void inst_init(inst_ev *x, const vp_inst_calc *c) {
     x->act_blocks = (int64_t)((double)c->a.layers * c->ds.layer_frac + 0.5);
     if (x->act_blocks < 1) x->act_blocks = 1;
     if (x->act_blocks > x->nblocks) x->act_blocks = x->nblocks;
+    x->fold = 1.0;
+    if (c->a.layers == 1 && x->nblocks > 1) {
+        /* activations_t5.c sums every block into one term: walk the real blocks, a share each */
+        x->fold = 1.0 / (double)x->nblocks;
+        x->act_blocks = x->nblocks;
+    }
     x->saved = calloc((size_t)x->act_blocks, sizeof *x->saved);
     x->casts = calloc((size_t)x->act_blocks, sizeof *x->casts);
 }
@@ -246,7 +253,7 @@ static void alloc_casts(vp_events *e, inst_ev *x, int64_t b) {
 static void alloc_block_saved(vp_events *e, const inst_ev *x, double T, vp_tensors *into, vp_tensors *cache) {
     const vp_inst_calc *c = x->c;
     const vp_acts *a = &c->a;
-    double s2 = a->layer_attn_s / c->act_div_shard;
+    double s2 = a->layer_attn_s / c->act_div_shard * x->fold;
     if (a->n_items > 0 && !a->items_overflow && !a->megatron) {
         double full = a->layer - a->layer_attn_s;
         double scale = full > 0 ? vp_block_bytes(c, 0) / full : 1.0;
@@ -265,7 +272,7 @@ static void alloc_block_saved(vp_events *e, const inst_ev *x, double T, vp_tenso
         vp_tensors_dispose(&tmp);
     } else {
         double kv_graph = cache ? (a->kv_total - a->kv_extra) / c->act_div_shard : 0.0;
-        double rest = vp_block_bytes(c, 0) - kv_graph;
+        double rest = vp_block_bytes(c, 0) * x->fold - kv_graph;
         alloc_split(e, into, T, rest > 0 ? rest : 0, unit_h(c));
         if (cache && kv_graph > 0) {
             vp_tensors_push(cache, e, vp_ev_alloc(e, (int64_t)(T * kv_graph / 2.0)));
@@ -290,7 +297,7 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
     if (checkpointed) {
         /* non-reentrant checkpoint: the block input is kept, everything else is freed as soon as
          * nothing references it, as in a no-grad forward (events_block.c for Llama-style blocks) */
-        vp_tensors_push(sv, e, vp_ev_alloc(e, (int64_t)(T * c->a.ckpt_layer / c->act_div_repl)));
+        vp_tensors_push(sv, e, vp_ev_alloc(e, (int64_t)(T * c->a.ckpt_layer / c->act_div_repl * x->fold)));
         if (c->in->arch.kind == VP_KIND_DECODER && !c->a.megatron) {
             const vp_arch *ar = &c->in->arch;
             double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
@@ -396,7 +403,7 @@ static void nograd_forward(vp_events *e, inst_ev *x) {
     double T = (double)c->a.tokens;
     vp_tensors tmp = {0};
     for (int64_t b = 0; b < x->act_blocks; b++) {
-        alloc_split(e, &tmp, T, vp_block_bytes(c, 1) + c->a.fwd_temp / c->act_div_shard, unit_h(c));
+        alloc_split(e, &tmp, T, vp_block_bytes(c, 1) * x->fold + c->a.fwd_temp / c->act_div_shard, unit_h(c));
         vp_tensors_release(&tmp, e);
     }
     if (c->on_head && c->l.elems > 0) {
