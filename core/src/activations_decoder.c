@@ -48,6 +48,8 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         else L += vp_act_item(r, adt * h, 1);                          /* q, k, v share one saved input */
         R = L;
     }
+    /* LoRA tensors are listed where their module runs (the sum is the same wherever they go) */
+    double Lr = vp_lora_act_items_of(in, r, VP_T_Q | VP_T_K | VP_T_V | VP_T_QKV);
     /* attention core */
     double attn_s = 0;
     double kv_extra = 0, kv_total = 0;
@@ -86,11 +88,13 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     if (!full) {
         /* frozen o_proj saves nothing, but the SDPA output is still saved by SDPA itself (counted) */
     }
+    Lr += vp_lora_act_items_of(in, r, VP_T_O);
     /* MLP */
     if (full) {
         if (amp) L += vp_act_item(r, 2.0 * h, a->fused_gate_up ? 1 : (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 2 : 1));
         else L += vp_act_item(r, adt * h, 1);
     }
+    Lr += vp_lora_act_items_of(in, r, VP_T_GATE | VP_T_UP | VP_T_GATE_UP | VP_T_FC1);
     if (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU) {
         /* gate out (saved by act), act out and up out (saved by the product) */
         L += vp_act_item(r, adt * fe, 3);
@@ -100,6 +104,7 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         L += vp_act_item(r, adt * fe, 1);             /* fc1 output saved by the activation */
         if (full) L += vp_act_item(r, adt * fe, 1);   /* activation output = fc2 input */
     }
+    Lr += vp_lora_act_items_of(in, r, VP_T_DOWN | VP_T_FC2);
     if (moe) {
         /* transformers 5.17 MixtralSparseMoeBlock / MixtralExperts (memory-facts §8): the router's
          * fp32 softmax (saved), top-k weights; per routed (token, expert) pair the gathered input
@@ -118,7 +123,7 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         L += vp_act_item(r, 1.0 * h, 2); /* two residual dropout masks */
         R += 2.0 * h;
     }
-    L += vp_lora_act_items(in, r);
+    L += Lr;
     r->layer = L + attn_s;
     r->layer_repl = R;
     r->layer_attn_s = attn_s;

@@ -333,7 +333,16 @@ static void block_backward(vp_events *e, inst_ev *x, int64_t b, int checkpointed
         alloc_block_saved(e, x, T, &x->saved[b], NULL);
     }
     /* the adapter-dtype input gradient of a LoRA module is one tensor (activations_decoder.c) */
-    vp_tensors_push(&tmp, e, vp_ev_alloc(e, (int64_t)(T * c->a.lora_bwd / c->act_div_shard)));
+    int64_t lg = (int64_t)(T * c->a.lora_bwd / c->act_div_shard);
+    if (lg > 0 && c->in->lora_dropout > 0) {
+        /* lora_A's input gradient goes through Dropout's backward (grad × mask / (1 - p)): a second
+         * tensor of the same width before the first is freed (peft Linear, adapter dtype) */
+        int32_t g = vp_ev_alloc(e, lg);
+        vp_tensors_push(&tmp, e, vp_ev_alloc(e, lg));
+        vp_ev_free(e, g);
+    } else {
+        vp_tensors_push(&tmp, e, vp_ev_alloc(e, lg));
+    }
     alloc_split(e, &tmp, T, (c->a.bwd_temp - c->a.lora_bwd) / c->act_div_shard, unit_f(c));
     int64_t lo, hi;
     param_range(x, b, &lo, &hi);

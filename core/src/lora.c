@@ -80,7 +80,9 @@ static double it(vp_acts *r, double bytes) { return r ? vp_act_item(r, bytes, 1)
 
 double vp_lora_act_per_token_layer(const vp_instance *in) { return vp_lora_act_items(in, NULL); }
 
-double vp_lora_act_items(const vp_instance *in, vp_acts *r) {
+double vp_lora_act_items(const vp_instance *in, vp_acts *r) { return vp_lora_act_items_of(in, r, ~0u); }
+
+double vp_lora_act_items_of(const vp_instance *in, vp_acts *r, unsigned modules) {
     if (in->ft != VP_FT_LORA && in->ft != VP_FT_QLORA) return 0;
     lora_mod m[12];
     int n = block_modules(in, m);
@@ -96,7 +98,7 @@ double vp_lora_act_items(const vp_instance *in, vp_acts *r) {
     double bytes = 0;
     int shared_input_saved[3] = {0, 0, 0}; /* without cast or dropout, modules sharing x save it once */
     for (int i = 0; i < n; i++) {
-        if (!(in->lora_targets & m[i].bit)) continue;
+        if (!(in->lora_targets & m[i].bit & modules)) continue;
         double w = (double)m[i].in;
         if (in->lora_dropout > 0) {
             /* peft LoraLayer: x cast to the adapter dtype (a transient copy when the dtypes differ), then

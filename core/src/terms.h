@@ -76,6 +76,8 @@ double vp_act_transient_item(vp_acts *r, double bytes);
 void vp_act_module_end(vp_acts *r);
 /* LoRA's saved tensors of one block per token, recorded in r->items when r is not NULL (lora.c). */
 double vp_lora_act_items(const vp_instance *in, vp_acts *r);
+/* ... of the modules in `modules` (VP_T_* bits) only, so a family can list them where they run. */
+double vp_lora_act_items_of(const vp_instance *in, vp_acts *r, unsigned modules);
 void vp_activations_compute(const vp_plan *plan, const vp_instance *in, vp_acts *a);
 
 /* ---- logits.c ---- */
