@@ -113,19 +113,19 @@ test('a pasted config is named after _name_or_path, and can be renamed', async (
   let n = await estimates(page);
   await page.fill('#hf-config', JSON.stringify({ ...cfg, _name_or_path: '/root/.cache/huggingface/hub/models--meta-llama--Llama-3.2-1B/snapshots/4e20de362430cd3b72f300e6b0f18e50e7166e08' }));
   await settled(page, n);
-  assert.match(await page.textContent('#devices .instance'), /^meta-llama\/Llama-3\.2-1B ·/);
+  await page.waitForFunction(() => /^meta-llama\/Llama-3\.2-1B ·/.test(document.querySelector('#devices .instance')?.textContent));
   // a config from the hub has no _name_or_path: its class names it until the person renames it
   const { _name_or_path: _, ...plain } = cfg;
   n = await estimates(page);
   await page.fill('#hf-config', JSON.stringify(plain));
   await settled(page, n);
-  assert.match(await page.textContent('#devices .instance'), /^LlamaForCausalLM ·/);
+  await page.waitForFunction(() => /^LlamaForCausalLM ·/.test(document.querySelector('#devices .instance')?.textContent));
   assert.ok(await page.isVisible('#instance-name'), 'one model from a config: its name can be typed');
   assert.equal(await page.getAttribute('#instance-name', 'placeholder'), 'LlamaForCausalLM');
   n = await estimates(page);
   await page.fill('#instance-name', 'my-llama-sft');
   await settled(page, n);
-  assert.match(await page.textContent('#devices .instance'), /^my-llama-sft ·/);
+  await page.waitForFunction(() => /^my-llama-sft ·/.test(document.querySelector('#devices .instance')?.textContent));
   assert.equal((await page.evaluate(() => window.__vramplan.plan())).instances[0].name, 'my-llama-sft');
   await page.click('#copy-link');
   await page.waitForFunction(() => location.hash.startsWith('#v2.'));

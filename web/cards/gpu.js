@@ -76,9 +76,10 @@ export function write(s) {
   const hw = s.hardware;
   setRadio('hw-source', hw.source);
   $('gpu-count').value = String(hw.count);
-  // the paste box keeps what the person pasted or dropped while it is the probe in use
+  // the paste box keeps what the person pasted or dropped while it is the probe in use (or while
+  // there is none yet)
   const shown = $('probe-text').value;
-  if (!shown.trim() || JSON.stringify(slimProbe(describeProbe(shown)?.probe)) !== hw.probe) $('probe-text').value = hw.probe;
+  if (hw.probe && JSON.stringify(slimProbe(describeProbe(shown)?.probe)) !== hw.probe) $('probe-text').value = hw.probe;
   fillGpuList();
   fillProbeDevices();
 }
