@@ -8,8 +8,9 @@
  *
  * Not modelled: other streams (record_stream events), CUDA graph private pools, free-memory
  * callbacks, IPC. A block is one slot of an array; the free blocks of each pool are kept in the
- * order of BlockComparatorSize (size, then address) in size bins, so best fit is a bitmap scan and
- * a binary search in one short sorted array. */
+ * order of BlockComparatorSize (size, then address) in size bins threaded through the blocks, so
+ * best fit is a bitmap scan and usually the first block of a bin, and taking a block out an unlink.
+ * Speed (tests/core/bench_alloc_sim.c) matters: every estimate replays thousands of events. */
 #include <stdlib.h>
 #include <string.h>
 
