@@ -146,6 +146,8 @@ static void bisections_training(void **state) {
      * the qwen2.5-0.5b setup again with expandable_segments:True, where batch 5 now runs) */
     check_bisection("l7b-lora8qv-gc-s2048-f022.json", 3);
     check_bisection("qwen05-amp-s512-f020-expseg.json", 5);
+    /* run4, predicted before it ran: llama-3.1-8b bf16 LoRA r16 on every linear, seq 512, 0.45 of it */
+    check_bisection("l31-8b-lora16all-s512-f045.json", 3);
 }
 
 /* Bisections where the prediction is conservative, not exact: it must never exceed the measured

@@ -4,17 +4,16 @@
 Usage (repo root, after building the CLI): python3 tools/groundtruth/bisect_fixtures.py
 Reads tests/groundtruth/h100-2026-11-23/run*/bisect.jsonl and writes tests/fixtures/bisect/<id>.json:
 the case as a plan (via `vramplan calibrate --plans` on a calibration-format record whose
-model_config is the calibration record's of the same model), with hardware.capacity_bytes =
+model_config is measure.py's MODELS entry of the case's model), with hardware.capacity_bytes =
 mem_fraction x 85,017,493,504 (what set_per_process_memory_fraction lets the allocator take) +
 804,061,184 (what the process holds outside the allocator, core/src/runtime.c), the alloc conf as
 runtime.pytorch_cuda_alloc_conf, and the measured answer in "name"."""
-import glob, json, subprocess
+import glob, json, os, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import MODELS  # the exact configs the measured cases were built from
 
 TOTAL, NONPT = 85017493504, 804061184
-recs = {}
-for l in open("../shared/groundtruth/calibration.jsonl"):
-    r = json.loads(l)
-    recs.setdefault(r["model"], r)
 for path in sorted(glob.glob("tests/groundtruth/h100-2026-11-23/run*/bisect.jsonl")):
     for l in open(path):
         d = json.loads(l)
@@ -25,7 +24,7 @@ for path in sorted(glob.glob("tests/groundtruth/h100-2026-11-23/run*/bisect.json
         if s["largest_fit"] == 0:
             continue
         w = {k: v for k, v in c.items() if k not in ("id", "model", "mem_fraction", "trace", "alloc_conf")}
-        rec = dict(id=c["id"], model=c["model"], model_config=recs[c["model"]]["model_config"], workload=w,
+        rec = dict(id=c["id"], model=c["model"], model_config=dict(model_type=MODELS[c["model"]][0], **MODELS[c["model"]][1]), workload=w,
                    measured=dict(peak_alloc=1))
         out = subprocess.run(["build/cli/vramplan", "calibrate", "--plans", "/dev/stdin"], input=json.dumps(rec) + "\n",
                              capture_output=True, text=True, check=True).stdout
