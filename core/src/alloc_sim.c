@@ -289,18 +289,28 @@ static void link_before(vp_alloc_sim *s, fbin *f, int32_t x, int32_t y) {
     if (pv >= 0) B(pv).fnext = x;
     else f->head = x;
 }
-/* x goes somewhere before the bin's last block: the first position from either end whose key is
- * above x's (BlockComparatorSize order) */
+/* x goes somewhere before the bin's last block: after the last block whose key is below x's
+ * (BlockComparatorSize order). The walk starts from the end nearer to x (by size, or by address
+ * among equal sizes), which halves it for blocks freed in scrambled order; a bin of n blocks still
+ * costs O(n) here, as the memmove of a sorted array did. */
 static NOINLINE void tree_insert_inside(vp_alloc_sim *s, fbin *f, int32_t x) {
     uint64_t size = B(x).size, ptr = B(x).ptr;
-    int32_t y = f->head;
-    if (!key_lt(B(y).size, B(y).ptr, size, ptr)) {
-        link_before(s, f, x, y); /* a new head */
+    int32_t h = f->head, t = f->tail;
+    if (!key_lt(B(h).size, B(h).ptr, size, ptr)) {
+        link_before(s, f, x, h); /* a new head */
         return;
     }
-    y = f->tail; /* walk down from the last block to the last one below x */
-    while (!key_lt(B(B(y).fprev).size, B(B(y).fprev).ptr, size, ptr)) y = B(y).fprev;
-    link_before(s, f, x, y);
+    /* head < x < tail */
+    int from_head = B(h).size != B(t).size ? size - B(h).size < B(t).size - size : ptr - B(h).ptr < B(t).ptr - ptr;
+    if (from_head) {
+        int32_t y = h; /* walk up to the last block below x */
+        while (key_lt(B(B(y).fnext).size, B(B(y).fnext).ptr, size, ptr)) y = B(y).fnext;
+        link_before(s, f, x, B(y).fnext);
+    } else {
+        int32_t y = t; /* walk down to the first block above x */
+        while (!key_lt(B(B(y).fprev).size, B(B(y).fprev).ptr, size, ptr)) y = B(y).fprev;
+        link_before(s, f, x, y);
+    }
 }
 /* BlockPool::insert_into_blocks: also stamps the gc age base */
 static inline void tree_insert(vp_alloc_sim *s, int32_t x) {

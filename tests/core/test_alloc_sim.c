@@ -174,6 +174,48 @@ static void best_fit(void **st) {
     vp_alloc_sim_free(s);
 }
 
+/* Many free blocks of equal and of nearly equal size (BlockComparatorSize: size, then address).
+ * One cached 3 GiB segment is carved into 1000 pairs: a block of 2 MiB or 2 MiB + 512 B (both in one
+ * size class of the index) and a 1 MiB + 512 B guard that keeps it from merging. The 1000 blocks are
+ * freed in a scrambled order. 500 requests of 2 MiB + 512 B must then take exactly those blocks (no
+ * 2 MiB block is large enough; an exact fit is not split) in increasing address order, and 500 of
+ * 2 MiB the 2 MiB blocks (best fit before the larger ones and the rest of the segment) in increasing
+ * address order, all in the one segment. */
+static void equal_sizes_lowest_address_first(void **st) {
+    (void)st;
+    enum { N = 1000 };
+    const uint64_t small = 2 * MiB, big = 2 * MiB + 512, guard = MiB + 512;
+    vp_alloc_sim *s = sim_conf(NULL, 0);
+    static int64_t a[N], g[N];
+    static uint64_t addr[N];
+    vp_alloc_sim_release(s, vp_alloc_sim_malloc(s, 3072 * MiB));
+    for (int i = 0; i < N; i++) {
+        a[i] = vp_alloc_sim_malloc(s, i % 2 ? big : small);
+        g[i] = vp_alloc_sim_malloc(s, guard);
+        assert_true(a[i] >= 0 && g[i] >= 0);
+        addr[i] = vp_alloc_sim_address(s, a[i]);
+    }
+    assert_u64_equal(stats(s).n_segments, 1);
+    for (int k = 0; k < N; k++) vp_alloc_sim_release(s, a[(k * 379) % N]); /* 379 is prime to 1000 */
+    assert_int_equal(vp_alloc_sim_check(s), 0);
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t last = 0;
+        for (int k = 0; k < N / 2; k++) {
+            uint64_t at = vp_alloc_sim_address(s, vp_alloc_sim_malloc(s, pass == 0 ? big : small));
+            int found = -1;
+            for (int i = 0; i < N; i++)
+                if (addr[i] == at) found = i;
+            if (found < 0 || (found % 2 == 1) != (pass == 0)) fail_msg("pass %d request %d took the wrong block", pass, k);
+            if (k > 0 && at <= last)
+                fail_msg("pass %d request %d: address %llu after %llu", pass, k, (unsigned long long)at, (unsigned long long)last);
+            last = at;
+        }
+        assert_int_equal(vp_alloc_sim_check(s), 0);
+    }
+    assert_u64_equal(stats(s).n_segments, 1);
+    vp_alloc_sim_free(s);
+}
+
 /* ---- the memory limit: retry and out-of-memory ------------------------------------------------------- */
 
 /* Limit 100 MiB. A 60 MiB segment is cached (freed). 70 MiB does not fit in it; cudaMalloc of 70 MiB
@@ -649,6 +691,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(roundup_power2),
         cmocka_unit_test(reuse_and_split),
         cmocka_unit_test(best_fit),
+        cmocka_unit_test(equal_sizes_lowest_address_first),
         cmocka_unit_test(retry_frees_cache),
         cmocka_unit_test(fragmentation_oom_and_expandable),
         cmocka_unit_test(max_split_size_rules),
