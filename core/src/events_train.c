@@ -48,11 +48,6 @@ static int trained(const vp_inst_calc *c) {
     return c->in->activations == VP_ACT_TRAIN || c->in->activations == VP_ACT_KEEP_GRAPH;
 }
 
-static int64_t popcount(unsigned v) {
-    int64_t n = 0;
-    for (; v; v &= v - 1) n++;
-    return n;
-}
 
 static void inst_init(inst_ev *x, const vp_inst_calc *c) {
     memset(x, 0, sizeof *x);
@@ -74,8 +69,10 @@ static void inst_init(inst_ev *x, const vp_inst_calc *c) {
     int64_t grad_bytes = c->ds.grads.bytes;
     x->lora = in->ft != VP_FT_FULL;
     if (x->lora) {
-        int64_t t = popcount(in->lora_targets);
-        x->n_adapter = (int)(2 * (t > 0 ? t : 1));
+        /* lora_A and lora_B of every adapted module of the block (targets this family does not have
+         * adapt nothing) */
+        int t = vp_lora_modules_per_layer(in);
+        x->n_adapter = 2 * (t > 0 ? t : 1);
         double per_block = (double)c->ds.adapters.bytes / (double)x->nblocks;
         x->adapter_bytes = per_block / x->n_adapter;
         x->adapter_grad = (double)grad_bytes / (double)x->nblocks / x->n_adapter;

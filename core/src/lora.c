@@ -75,6 +75,14 @@ int64_t vp_lora_params_per_layer(const vp_instance *in) {
     return p;
 }
 
+int vp_lora_modules_per_layer(const vp_instance *in) {
+    if (in->ft != VP_FT_LORA && in->ft != VP_FT_QLORA) return 0;
+    lora_mod m[12];
+    int n = block_modules(in, m), k = 0;
+    for (int i = 0; i < n; i++) k += (in->lora_targets & m[i].bit) != 0;
+    return k;
+}
+
 /* One saved tensor of `bytes` per token (recorded in r->items when r is given). */
 static double it(vp_acts *r, double bytes) { return r ? vp_act_item(r, bytes, 1) : bytes; }
 

@@ -210,6 +210,31 @@ static void fragmentation_decides(void **state) {
     free(e);
 }
 
+/* LoRA with targets omitted adapts every linear of the family (q, k, v, o, gate, up, down for
+ * llama): the same job as listing those seven, so the same reserved memory to the byte. The
+ * default target set also names modules llama does not have (fused qkv, gate_up), which adapt
+ * nothing. */
+static void lora_default_targets(void **state) {
+    (void)state;
+    const char *fmt = "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"train\",\"batch\":2,\"seq\":512},"
+                      "\"instances\":[{\"model\":{\"preset\":\"llama-2-7b\"},\"precision\":\"bf16\","
+                      "\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":16%s}}}],\"hardware\":{\"gpu\":\"h100-sxm-80gb\"}}";
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, fmt, "");
+    snprintf(b, sizeof b, fmt,
+             ",\"targets\":[\"q_proj\",\"k_proj\",\"v_proj\",\"o_proj\",\"gate_proj\",\"up_proj\",\"down_proj\"]");
+    vp_estimate *e = malloc(sizeof *e);
+    vp_plan *p = plan_of(a);
+    estimate(p, e);
+    uint64_t r0 = e->devices[0].peak_reserved_bytes;
+    vp_plan_free(p);
+    p = plan_of(b);
+    estimate(p, e);
+    assert_int_equal(e->devices[0].peak_reserved_bytes, r0);
+    vp_plan_free(p);
+    free(e);
+}
+
 /* A bad PYTORCH_CUDA_ALLOC_CONF names the plan field. */
 static void bad_alloc_conf(void **state) {
     (void)state;
@@ -235,7 +260,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(block_tensors_llama),   cmocka_unit_test(replay_matches_timeline),
         cmocka_unit_test(bisections_training),   cmocka_unit_test(fragmentation_decides),
         cmocka_unit_test(bad_alloc_conf),        cmocka_unit_test(bisection_generate),
-        cmocka_unit_test(bisections_conservative),
+        cmocka_unit_test(bisections_conservative), cmocka_unit_test(lora_default_targets),
     };
     return cmocka_run_group_tests(main_tests, NULL, NULL);
 }
