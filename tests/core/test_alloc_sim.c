@@ -20,7 +20,7 @@ static vp_alloc_sim *sim_conf(const char *conf_text, uint64_t limit) {
     vp_alloc_conf c;
     vp_error err;
     memset(&err, 0, sizeof err);
-    if (vp_alloc_conf_parse(conf_text, "alloc_conf", &c, &err) != VP_OK) fail_msg("conf %s: %s", conf_text, err.message);
+    if (vp_alloc_conf_parse(conf_text, "alloc_conf", &c, &err) != VP_OK) fail_msg("conf %s: %s", conf_text ? conf_text : "(null)", err.message);
     vp_alloc_sim *s = vp_alloc_sim_new(&c, limit);
     assert_non_null(s);
     return s;
@@ -472,7 +472,7 @@ static void random_streams(void **st) {
 static void conf_ok(const char *text, vp_alloc_conf *c) {
     vp_error err;
     memset(&err, 0, sizeof err);
-    if (vp_alloc_conf_parse(text, "hardware.alloc_conf", c, &err) != VP_OK) fail_msg("%s: %s", text, err.message);
+    if (vp_alloc_conf_parse(text, "hardware.alloc_conf", c, &err) != VP_OK) fail_msg("%s: %s", text ? text : "(null)", err.message);
 }
 static void conf_bad(const char *text, vp_status code, const char *needle) {
     vp_alloc_conf c;
