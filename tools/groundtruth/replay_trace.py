@@ -110,6 +110,9 @@ def main(argv):
         for name in ("gpt2-amp-b8s1024", "gpt2-amp-gc-b8s1024", "l1b-amp-gc-b4s1024",
                      "qwen05-amp-b4s1024", "qwen05-lora16all-b4s1024"):
             fixture(os.path.join(OUT, name + ".txt"), [os.path.join(t1, name + ".json.gz")])
+        for run, name in (("run3", "t5base-amp-b8s512"), ("run3", "l7b-lora8qv-gc-b4s2048"),
+                          ("run4", "qwen05-fp32-b4s1024"), ("run4", "l1b-amp-b4s1024")):
+            fixture(os.path.join(OUT, name + ".txt"), [os.path.join(GT, run, "traces", name + ".json.gz")])
         fixture(os.path.join(OUT, "gpt2-amp-gc-b8s1024-expseg.txt"),
                 [os.path.join(t2, "gpt2-amp-gc-b8s1024-expseg.json.gz")])
         # the same generate() call with and without expandable segments: identical sequences
