@@ -148,6 +148,10 @@ static void bisections_training(void **state) {
     check_bisection("qwen05-amp-s512-f020-expseg.json", 5);
     /* run4, predicted before it ran: llama-3.1-8b bf16 LoRA r16 on every linear, seq 512, 0.45 of it */
     check_bisection("l31-8b-lora16all-s512-f045.json", 3);
+    /* run5, predicted before they ran, on the whole 80 GB card (no cap): llama-3.1-8b pure bf16 with
+     * checkpointing at seq 2048, and qwen2.5-7b bf16 LoRA r16 on every linear with checkpointing */
+    check_bisection("l31-8b-bf16-gc-s2048-full.json", 4);
+    check_bisection("q7b-lora16all-gc-s2048-full.json", 13);
 }
 
 /* Bisections where the prediction is conservative, not exact: it must never exceed the measured

@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from measure import MODELS  # the exact configs the measured cases were built from
 
 TOTAL, NONPT = 85017493504, 804061184
-for path in sorted(glob.glob("tests/groundtruth/h100-2026-11-23/run*/bisect.jsonl")):
+for path in sorted(glob.glob("tests/groundtruth/h100-2026-11-23/run*/bisect*.jsonl")):
     for l in open(path):
         d = json.loads(l)
         if "bisect_summary" not in d:
@@ -29,7 +29,10 @@ for path in sorted(glob.glob("tests/groundtruth/h100-2026-11-23/run*/bisect.json
         out = subprocess.run(["build/cli/vramplan", "calibrate", "--plans", "/dev/stdin"], input=json.dumps(rec) + "\n",
                              capture_output=True, text=True, check=True).stdout
         plan = json.loads(out.splitlines()[0])
-        plan["hardware"] = {"gpu": "h100-sxm-80gb", "capacity_bytes": int(c["mem_fraction"] * TOTAL) + NONPT}
+        if c.get("mem_fraction"):
+            plan["hardware"] = {"gpu": "h100-sxm-80gb", "capacity_bytes": int(c["mem_fraction"] * TOTAL) + NONPT}
+        else:  # the whole card: the preset's CUDA-visible total (85,017,493,504 B measured)
+            plan["hardware"] = {"gpu": "h100-sxm-80gb"}
         if c.get("alloc_conf"):
             plan["runtime"] = {"pytorch_cuda_alloc_conf": c["alloc_conf"]}
         plan["name"] = "%s: largest %s measured %d (trials %s)" % (c["id"], s["field"], s["largest_fit"], s["trials"])
