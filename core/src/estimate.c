@@ -64,8 +64,9 @@ static void allocator_verdict(const vp_plan *plan, const vp_events *ev, int64_t 
          * step that no later request fits), which no GPU shows: on a real one PyTorch frees its
          * cache and retries once cudaMalloc fails. What the job needs is then the least memory
          * under which the replay runs: searched when the unlimited figure is far above the
-         * allocated peak (25 %; the training records stay below it). */
-        if (r.peak_reserved > r.peak_alloc + r.peak_alloc / 4) {
+         * allocated peak (25 %) in generate; a training step's cache stops growing after three steps, and
+         * its unlimited figure is what a larger GPU would show. */
+        if (plan->mode == VP_MODE_INFER && r.peak_reserved > r.peak_alloc + r.peak_alloc / 4) {
             uint64_t need = vp_replay_min_limit(ev, &plan->alloc_conf, r.peak_alloc, r.peak_reserved);
             d->peak_reserved_bytes = (uint64_t)vp_add_sat(best_total, (int64_t)(need - r.peak_alloc));
         }
