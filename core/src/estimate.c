@@ -236,9 +236,18 @@ static void summarize(const vp_plan *plan, vp_estimate *e) {
     const char *node = plan->gpu.node[0] ? plan->gpu.node : "";
     /* the return value is checked so gcc's -Wformat-truncation accepts the (intended) truncation */
     int w;
+    char alloc[32];
+    vp_fmt_bytes(alloc, sizeof alloc, (double)worst->peak_alloc_bytes);
     if (e->fits)
-        w = snprintf(e->summary, sizeof e->summary, "Fits: %s needs %s of the %s usable on %s%s%s (%s headroom). Peak in %s. Largest: %s.",
-                     dev, need, have, worst->name, node[0] ? " on " : "", node, miss, worst->peak_phase, top);
+        w = snprintf(e->summary, sizeof e->summary, "Fits: %s needs %s of the %s usable on %s%s%s (%s headroom). Peak in %s. Largest: %s.%s%s",
+                     dev, need, have, worst->name, node[0] ? " on " : "", node, miss, worst->peak_phase, top,
+                     worst->allocator_note[0] ? " " : "", worst->allocator_note);
+    else if (worst->fragmentation)
+        /* the allocated peak fits; the caching allocator's replay (reserved.c) is what fails */
+        w = snprintf(e->summary, sizeof e->summary,
+                     "Does not fit: %s's tensors peak at %s, within the %s usable on %s%s%s, but PyTorch's caching "
+                     "allocator runs out. %s",
+                     dev, alloc, have, worst->name, node[0] ? " on " : "", node, worst->allocator_note);
     else
         w = snprintf(e->summary, sizeof e->summary,
                      "Does not fit: %s needs %s, %s more than the %s usable on %s%s%s. Peak in %s. Largest: %s.",

@@ -175,7 +175,11 @@ static void fit_batch_boundary(void **s) {
         int fits = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "fits"));
         if (fits != (b2 <= v && !gap)) fail_msg("batch %lld: fits %d, but fit says the largest is %lld", (long long)b2, fits, (long long)v);
     }
-    assert_contains(fit->next_reason, t_fmt("workload.batch = %lld does not fit: GPU 0 needs", (long long)v + 1));
+    /* batch 16 is decided by the caching allocator: the tensors fit, a 7.83 GiB logits request does not
+     * find a block (estimate.c says so in words) */
+    assert_contains(fit->next_reason, t_fmt("workload.batch = %lld does not fit: GPU 0", (long long)v + 1));
+    if (!strstr(fit->next_reason, "needs") && !strstr(fit->next_reason, "caching allocator runs out"))
+        fail_msg("next_reason says neither what is needed nor that the allocator runs out: %s", fit->next_reason);
     free(fit);
 }
 
