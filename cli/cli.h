@@ -5,6 +5,12 @@
 #include <stdio.h>
 #include "vramplan.h"
 
+struct cJSON;
+/* A member of a JSON object read by the tables: its number (0 when absent or not a number), its
+ * string ("" when absent or not a string). */
+double cli_num(const struct cJSON *o, const char *k);
+const char *cli_str(const struct cJSON *o, const char *k);
+
 /* exit codes */
 #define EXIT_USAGE 2     /* bad flags */
 #define EXIT_INPUT 3     /* bad plan / config / probe / record */

@@ -40,24 +40,14 @@ static int fit_flag(void *ctx, const char *flag, const char *value) {
     return 0;
 }
 
-static double num(const cJSON *o, const char *k) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(it) ? it->valuedouble : 0;
-}
-
-static const char *str(const cJSON *o, const char *k) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(it) ? it->valuestring : "";
-}
-
 static void print_text(const cJSON *fit) {
-    const char *field = str(fit, "field");
+    const char *field = cli_str(fit, "field");
     const char *what = !strcmp(field, "batch") ? "micro-batch" : !strcmp(field, "seq") ? "sequence length" : "number of generated tokens";
-    printf("Largest %s that fits: %.0f\n", what, num(fit, "value"));
+    printf("Largest %s that fits: %.0f\n", what, cli_num(fit, "value"));
     const cJSON *est = cJSON_GetObjectItemCaseSensitive(fit, "estimate");
-    if (cJSON_IsObject(est)) printf("  at %s = %.0f: %s\n", field, num(fit, "value"), str(est, "summary"));
+    if (cJSON_IsObject(est)) printf("  at %s = %.0f: %s\n", field, cli_num(fit, "value"), cli_str(est, "summary"));
     const cJSON *next = cJSON_GetObjectItemCaseSensitive(fit, "next");
-    printf("  %s\n", str(next, "reason"));
+    printf("  %s\n", cli_str(next, "reason"));
     const cJSON *gaps = cJSON_GetObjectItemCaseSensitive(fit, "gaps");
     if (cJSON_GetArraySize(gaps) > 0) {
         printf("  memory is not monotone here: smaller values that do not fit:");
@@ -65,7 +55,7 @@ static void print_text(const cJSON *fit) {
         cJSON_ArrayForEach(g, gaps) printf(" %.0f", g->valuedouble);
         printf("\n");
     }
-    printf("  (%.0f estimates; the search may go up to %.0f: %s)\n", num(fit, "estimates"), num(fit, "limit"), str(fit, "limit_reason"));
+    printf("  (%.0f estimates; the search may go up to %.0f: %s)\n", cli_num(fit, "estimates"), cli_num(fit, "limit"), cli_str(fit, "limit_reason"));
 }
 
 int cmd_fit(int argc, char **argv) {
@@ -98,7 +88,7 @@ int cmd_fit(int argc, char **argv) {
         printf("%s\n", out);
     else if (fit)
         print_text(fit);
-    rc = num(fit, "value") >= 1 ? 0 : EXIT_NOFIT;
+    rc = cli_num(fit, "value") >= 1 ? 0 : EXIT_NOFIT;
     cJSON_Delete(fit);
     vp_free(out);
     return rc;

@@ -51,22 +51,12 @@ static int rec_flag(void *ctx, const char *flag, const char *value) {
     return 0;
 }
 
-static double num(const cJSON *o, const char *k) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(it) ? it->valuedouble : 0;
-}
-
-static const char *str(const cJSON *o, const char *k) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(it) ? it->valuestring : "";
-}
-
 static void print_text(const cJSON *rec) {
     const cJSON *ents = cJSON_GetObjectItemCaseSensitive(rec, "entries");
     int n = cJSON_GetArraySize(ents);
     printf("Training setups that fit a global batch of %.0f%s, fastest first (%.0f setups, %.0f estimated):\n",
-           num(rec, "global_batch"), num(rec, "dp") > 1 ? " over the data-parallel ranks" : "", num(rec, "setups"),
-           num(rec, "estimates"));
+           cli_num(rec, "global_batch"), cli_num(rec, "dp") > 1 ? " over the data-parallel ranks" : "", cli_num(rec, "setups"),
+           cli_num(rec, "estimates"));
     if (!n) {
         printf("  none: no micro-batch, checkpointing, optimizer implementation or precision fits this GPU.\n"
                "  `vramplan estimate` lists what else to change (LoRA, sharding, offload).\n");
@@ -78,25 +68,25 @@ static void print_text(const cJSON *rec) {
     cJSON_ArrayForEach(e, ents) {
         const cJSON *est = cJSON_GetObjectItemCaseSensitive(e, "estimate");
         char ck[16], opt[48], r[32], h[32];
-        double k = num(e, "grad_ckpt_every");
+        double k = cli_num(e, "grad_ckpt_every");
         if (k == 0)
             snprintf(ck, sizeof ck, "off");
         else if (k == 1)
             snprintf(ck, sizeof ck, "all");
         else
             snprintf(ck, sizeof ck, "1/%.0f", k); /* every k-th block */
-        snprintf(opt, sizeof opt, "%s %s", str(e, "optimizer"), str(e, "optim_impl"));
-        if (strstr(str(e, "optimizer"), "8bit") || strstr(str(e, "optimizer"), "paged")) snprintf(opt, sizeof opt, "%s", str(e, "optimizer"));
-        cli_fmt_gib(r, sizeof r, num(est, "peak_reserved_bytes"));
-        cli_fmt_gib(h, sizeof h, num(est, "headroom_bytes"));
-        printf(" %3.0f %6.0f %6.0f %6s  %-11s %-20s %12s %12s\n", num(e, "rank"), num(e, "micro_batch"), num(e, "grad_accum"), ck,
-               str(e, "precision"), opt, r, h);
+        snprintf(opt, sizeof opt, "%s %s", cli_str(e, "optimizer"), cli_str(e, "optim_impl"));
+        if (strstr(cli_str(e, "optimizer"), "8bit") || strstr(cli_str(e, "optimizer"), "paged")) snprintf(opt, sizeof opt, "%s", cli_str(e, "optimizer"));
+        cli_fmt_gib(r, sizeof r, cli_num(est, "peak_reserved_bytes"));
+        cli_fmt_gib(h, sizeof h, cli_num(est, "headroom_bytes"));
+        printf(" %3.0f %6.0f %6.0f %6s  %-11s %-20s %12s %12s\n", cli_num(e, "rank"), cli_num(e, "micro_batch"), cli_num(e, "grad_accum"), ck,
+               cli_str(e, "precision"), opt, r, h);
     }
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(rec, "winner");
     const cJSON *first = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ents, 0), "estimate");
-    printf("\n%s\n\nThe winner, to paste:\n\n%s\n", str(first, "summary"), str(w, "training_arguments"));
-    if (str(w, "env")[0])
-        printf("%s\n", str(w, "env"));
+    printf("\n%s\n\nThe winner, to paste:\n\n%s\n", cli_str(first, "summary"), cli_str(w, "training_arguments"));
+    if (cli_str(w, "env")[0])
+        printf("%s\n", cli_str(w, "env"));
     else
         printf("# PYTORCH_CUDA_ALLOC_CONF unset: the estimate is for PyTorch's default allocator settings\n");
 }

@@ -1,4 +1,5 @@
 /* io.c: file reading and error printing for the CLI. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,3 +134,13 @@ const char *cli_col(char *dst, size_t n, const char *s, int width) {
 }
 
 void cli_fmt_gib(char *dst, size_t n, double bytes) { snprintf(dst, n, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
+
+double cli_num(const cJSON *o, const char *k) {
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(it) ? it->valuedouble : 0;
+}
+
+const char *cli_str(const cJSON *o, const char *k) {
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(it) ? it->valuestring : "";
+}

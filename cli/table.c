@@ -5,69 +5,59 @@
 
 #include "cli.h"
 
-static double num(const cJSON *o, const char *k) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(it) ? it->valuedouble : 0;
-}
-
-static const char *str(const cJSON *o, const char *k) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(it) ? it->valuestring : "";
-}
-
 int cli_print_estimate_table(FILE *out, const char *json) {
     cJSON *e = cJSON_Parse(json);
     if (!e) return 1;
-    fprintf(out, "%s\n", str(e, "summary"));
+    fprintf(out, "%s\n", cli_str(e, "summary"));
     const cJSON *insts = cJSON_GetObjectItemCaseSensitive(e, "instances");
     const cJSON *it;
     fprintf(out, "\n%-16s %-10s %-10s %16s %16s\n", "instance", "role", "model", "params", "trainable");
     cJSON_ArrayForEach(it, insts) {
         char c1[80], c2[48], c3[48];
-        fprintf(out, "%s %s %s %16.0f %16.0f\n", cli_col(c1, sizeof c1, str(it, "name"), 16),
-                cli_col(c2, sizeof c2, str(it, "role"), 10), cli_col(c3, sizeof c3, str(it, "model_type"), 10),
-                num(it, "params_total"), num(it, "params_trainable"));
+        fprintf(out, "%s %s %s %16.0f %16.0f\n", cli_col(c1, sizeof c1, cli_str(it, "name"), 16),
+                cli_col(c2, sizeof c2, cli_str(it, "role"), 10), cli_col(c3, sizeof c3, cli_str(it, "model_type"), 10),
+                cli_num(it, "params_total"), cli_num(it, "params_trainable"));
     }
     const cJSON *devs = cJSON_GetObjectItemCaseSensitive(e, "devices");
     cJSON_ArrayForEach(it, devs) {
         char a[32], r[32], s[32], u[32], h[32];
-        cli_fmt_gib(a, sizeof a, num(it, "peak_alloc_bytes"));
-        cli_fmt_gib(r, sizeof r, num(it, "peak_reserved_bytes"));
-        cli_fmt_gib(s, sizeof s, num(it, "nvidia_smi_bytes"));
-        cli_fmt_gib(u, sizeof u, num(it, "usable_bytes"));
-        cli_fmt_gib(h, sizeof h, num(it, "headroom_bytes"));
-        int cpu = !strcmp(str(it, "kind"), "cpu");
+        cli_fmt_gib(a, sizeof a, cli_num(it, "peak_alloc_bytes"));
+        cli_fmt_gib(r, sizeof r, cli_num(it, "peak_reserved_bytes"));
+        cli_fmt_gib(s, sizeof s, cli_num(it, "nvidia_smi_bytes"));
+        cli_fmt_gib(u, sizeof u, cli_num(it, "usable_bytes"));
+        cli_fmt_gib(h, sizeof h, cli_num(it, "headroom_bytes"));
+        int cpu = !strcmp(cli_str(it, "kind"), "cpu");
         const char *verdict = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "fits")) ? "FITS" : "DOES NOT FIT";
         if (cpu) {
-            int known = num(it, "capacity_bytes") > 0;
-            fprintf(out, "\n%s — %s\n", str(it, "name"), known ? verdict : "capacity not given (hardware.cpu_ram_bytes)");
+            int known = cli_num(it, "capacity_bytes") > 0;
+            fprintf(out, "\n%s — %s\n", cli_str(it, "name"), known ? verdict : "capacity not given (hardware.cpu_ram_bytes)");
             fprintf(out, "  RAM needed                               %12s\n", a);
             if (known) fprintf(out, "  RAM available                            %12s   headroom %s\n", u, h);
         } else {
-            fprintf(out, "\nGPU %.0f: %s — %s (peak in %s)\n", num(it, "index"), str(it, "name"), verdict, str(it, "peak_phase"));
+            fprintf(out, "\nGPU %.0f: %s — %s (peak in %s)\n", cli_num(it, "index"), cli_str(it, "name"), verdict, cli_str(it, "peak_phase"));
             fprintf(out, "  PyTorch allocated (max_memory_allocated) %12s\n", a);
             fprintf(out, "  PyTorch reserved                         %12s\n", r);
             fprintf(out, "  nvidia-smi will show                     %12s\n", s);
             fprintf(out, "  usable on this GPU                       %12s   headroom %s\n", u, h);
             const cJSON *al = cJSON_GetObjectItemCaseSensitive(it, "allocator");
-            const char *note = str(al, "note");
+            const char *note = cli_str(al, "note");
             if (note && note[0]) fprintf(out, "  allocator: %s\n", note);
         }
         fprintf(out, "\n  %-28s %-12s %12s  %s\n", "component", "instance", "bytes", "how");
         const cJSON *c;
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(it, "components")) {
             char b[32];
-            cli_fmt_gib(b, sizeof b, num(c, "bytes"));
+            cli_fmt_gib(b, sizeof b, cli_num(c, "bytes"));
             char c1[128], c2[64];
-            fprintf(out, "  %s %s %12s  %s\n", cli_col(c1, sizeof c1, str(c, "label"), 28),
-                    cli_col(c2, sizeof c2, str(c, "instance"), 12), b, str(c, "explain"));
+            fprintf(out, "  %s %s %12s  %s\n", cli_col(c1, sizeof c1, cli_str(c, "label"), 28),
+                    cli_col(c2, sizeof c2, cli_str(c, "instance"), 12), b, cli_str(c, "explain"));
         }
         if (cpu) continue;
         fprintf(out, "\n  phases:");
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(it, "phases")) {
             char b[32];
-            cli_fmt_gib(b, sizeof b, num(c, "alloc_bytes"));
-            fprintf(out, "  %s %s", str(c, "name"), b);
+            cli_fmt_gib(b, sizeof b, cli_num(c, "alloc_bytes"));
+            fprintf(out, "  %s %s", cli_str(c, "name"), b);
         }
         fprintf(out, "\n");
     }
@@ -76,10 +66,10 @@ int cli_print_estimate_table(FILE *out, const char *json) {
         fprintf(out, "\nwhat to change (each re-estimated with the same model):\n");
         cJSON_ArrayForEach(it, sg) {
             char b[32], sv[32];
-            cli_fmt_gib(b, sizeof b, num(it, "peak_reserved_bytes"));
-            cli_fmt_gib(sv, sizeof sv, num(it, "saves_bytes"));
+            cli_fmt_gib(b, sizeof b, cli_num(it, "peak_reserved_bytes"));
+            cli_fmt_gib(sv, sizeof sv, cli_num(it, "saves_bytes"));
             fprintf(out, "  %-4s %12s (-%s)  %s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "fits")) ? "fits" : "",
-                    b, sv, str(it, "change"));
+                    b, sv, cli_str(it, "change"));
         }
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(e, "warnings")) fprintf(out, "\nwarning: %s\n", it->valuestring);

@@ -7,7 +7,22 @@
 
 static void add_u64(cJSON *o, const char *k, uint64_t v) { cJSON_AddNumberToObject(o, k, (double)v); }
 
-char *vp_estimate_to_json(const vp_estimate *e, int pretty) {
+char *vp_cjson_print(cJSON *root, int pretty) {
+    if (!root) return NULL;
+    char *s = pretty ? cJSON_Print(root) : cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!s) return NULL;
+    /* hand out memory the caller frees with vp_free() (cJSON may use its own allocator) */
+    size_t n = strlen(s);
+    char *out = malloc(n + 1);
+    if (out) memcpy(out, s, n + 1);
+    cJSON_free(s);
+    return out;
+}
+
+char *vp_estimate_to_json(const vp_estimate *e, int pretty) { return vp_cjson_print(vp_estimate_to_cjson(e), pretty); }
+
+cJSON *vp_estimate_to_cjson(const vp_estimate *e) {
     if (!e) return NULL;
     cJSON *root = cJSON_CreateObject();
     if (!root) return NULL;
@@ -96,15 +111,7 @@ char *vp_estimate_to_json(const vp_estimate *e, int pretty) {
     }
     cJSON *w = cJSON_AddArrayToObject(root, "warnings");
     for (int i = 0; i < e->n_warnings; i++) cJSON_AddItemToArray(w, cJSON_CreateString(e->warnings[i]));
-    char *s = pretty ? cJSON_Print(root) : cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    if (!s) return NULL;
-    /* hand out memory the caller frees with vp_free() (cJSON may use its own allocator) */
-    size_t n = strlen(s);
-    char *out = malloc(n + 1);
-    if (out) memcpy(out, s, n + 1);
-    cJSON_free(s);
-    return out;
+    return root;
 }
 
 char *vp_estimate_json(const char *plan_json, const vp_registry *reg, int pretty, vp_error *err) {

@@ -40,7 +40,7 @@ char *vp_fit_to_json(const vp_fit *f, int pretty) {
     cJSON_AddNumberToObject(root, "estimates", f->n_estimates);
     cJSON *gaps = cJSON_AddArrayToObject(root, "gaps");
     for (int i = 0; i < f->n_gaps; i++) cJSON_AddItemToArray(gaps, cJSON_CreateNumber((double)f->gaps[i]));
-    cJSON *est = f->value >= 1 ? vp_estimate_cjson(&f->estimate) : cJSON_CreateNull();
+    cJSON *est = f->value >= 1 ? vp_estimate_to_cjson(&f->estimate) : cJSON_CreateNull();
     if (!est) {
         cJSON_Delete(root);
         return NULL;

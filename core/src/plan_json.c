@@ -6,26 +6,6 @@
 #include "planning.h"
 #include "util.h"
 
-cJSON *vp_estimate_cjson(const vp_estimate *e) {
-    char *s = vp_estimate_to_json(e, 0);
-    cJSON *o = s ? cJSON_Parse(s) : NULL;
-    vp_free(s);
-    return o;
-}
-
-char *vp_cjson_print(cJSON *root, int pretty) {
-    if (!root) return NULL;
-    char *s = pretty ? cJSON_Print(root) : cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    if (!s) return NULL;
-    /* memory the caller frees with vp_free() (cJSON may use its own allocator) */
-    size_t n = strlen(s);
-    char *out = malloc(n + 1);
-    if (out) memcpy(out, s, n + 1);
-    cJSON_free(s);
-    return out;
-}
-
 char *vp_estimate_with_suggestions_json(const char *plan_json, const vp_registry *reg, int pretty, vp_error *err) {
     vp_plan *plan = vp_plan_from_json(plan_json, reg, err);
     if (!plan) return NULL;

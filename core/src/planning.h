@@ -68,11 +68,7 @@ int vp_search_largest(vp_fits_fn fits, void *ctx, int64_t hint, int64_t cap, int
  * largest + 1, capped at limit; sorted, distinct. Returns how many were written (<= max). */
 int vp_sweep_values(int64_t largest, int64_t current, int64_t limit, int n, int64_t *out, int max);
 
-/* ---- plan_json.c ---------------------------------------------------------------------------------- */
-struct cJSON;
-/* The estimate@1 object of e (NULL when out of memory). */
-struct cJSON *vp_estimate_cjson(const vp_estimate *e);
-/* Print root (and delete it) into memory the caller frees with vp_free; NULL when out of memory. */
-char *vp_cjson_print(struct cJSON *root, int pretty);
+/* plan_json.c: the one-call JSON entry points; the estimate@1 tree and printing are estimate_json.c's
+ * (util.h: vp_estimate_to_cjson, vp_cjson_print). */
 
 #endif

@@ -43,6 +43,12 @@ vp_status vp_json_only_keys(const cJSON *obj, const char *base, const char *cons
  * value, bytes that are not UTF-8, \u0000 or an unpaired surrogate, a key given twice in any object,
  * a number JSON does not allow (+1, 01, .5) or longer than 63 characters, nesting deeper than 512. */
 cJSON *vp_json_parse(const char *text, vp_error *err);
+
+/* ---- estimate_json.c ---- */
+/* The estimate@1 object of e (NULL when out of memory). */
+cJSON *vp_estimate_to_cjson(const vp_estimate *e);
+/* Print root (and delete it) into memory the caller frees with vp_free; NULL when out of memory. */
+char *vp_cjson_print(cJSON *root, int pretty);
 /* Is s[0..n) valid UTF-8 (no overlong forms, surrogates or code points above U+10FFFF)? */
 int vp_utf8_valid(const char *s, size_t n);
 /* Replace every byte that is not part of a valid UTF-8 sequence with '?'. */
