@@ -36,42 +36,54 @@ class _NvmlMemory(ctypes.Structure):
 
 def _nvml_free(device):
     """(free bytes, None) from NVML, or (None, why not)."""
+    name = os.environ.get("VRAMPLAN_NVML_LIBRARY", "libnvidia-ml.so.1")  # a test double in tests/python
     try:
-        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+        nvml = ctypes.CDLL(name)
     except OSError as e:
-        return None, "NVML not found (libnvidia-ml.so.1: %s)" % e
-    if nvml.nvmlInit_v2() != 0:
-        return None, "nvmlInit_v2 failed"
+        return None, "NVML not found (%s)" % e
     try:
-        handle = ctypes.c_void_p()
-        visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-        entry = None
-        if visible is not None:
-            entries = [v.strip() for v in visible.split(",") if v.strip()]
-            if device >= len(entries):
-                return None, "CUDA_VISIBLE_DEVICES=%r has no device %d" % (visible, device)
-            entry = entries[device]
-        if entry is not None and not entry.lstrip("-").isdigit():
-            # GPU-... or MIG-... UUIDs (NVML accepts both, nvmlDeviceGetHandleByUUID)
-            rc = nvml.nvmlDeviceGetHandleByUUID(entry.encode(), ctypes.byref(handle))
-        else:
-            index = int(entry) if entry is not None else device
-            count = ctypes.c_uint()
-            if nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)) != 0:
-                return None, "nvmlDeviceGetCount_v2 failed"
-            if count.value > 1 and os.environ.get("CUDA_DEVICE_ORDER") != "PCI_BUS_ID" and not _same_gpus(nvml, count.value):
-                # CUDA numbers unlike GPUs fastest first, NVML by PCI bus: the index may name another GPU
-                return None, ("NVML numbers GPUs by PCI bus and CUDA fastest first, and this node's GPUs differ "
-                              "(set CUDA_DEVICE_ORDER=PCI_BUS_ID)")
-            rc = nvml.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(index), ctypes.byref(handle))
-        if rc != 0:
-            return None, "NVML has no device %s (error %d)" % (entry if entry is not None else device, rc)
-        mem = _NvmlMemory()
-        if nvml.nvmlDeviceGetMemoryInfo(handle, ctypes.byref(mem)) != 0:
-            return None, "nvmlDeviceGetMemoryInfo failed"
-        return int(mem.free), None
+        if nvml.nvmlInit_v2() != 0:
+            return None, "nvmlInit_v2 failed"
+    except AttributeError as e:
+        return None, "%s is not NVML (%s)" % (name, e)
+    try:
+        return _nvml_device_free(nvml, device)
+    except AttributeError as e:  # an NVML too old for a call we make
+        return None, "NVML lacks a function (%s)" % e
     finally:
         nvml.nvmlShutdown()
+
+
+def _nvml_device_free(nvml, device):
+    handle = ctypes.c_void_p()
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    entry = None
+    if visible is not None:
+        entries = [v.strip() for v in visible.split(",") if v.strip()]
+        if device >= len(entries):
+            return None, "CUDA_VISIBLE_DEVICES=%r has no device %d" % (visible, device)
+        entry = entries[device]
+    if entry is not None and not entry.lstrip("-").isdigit():
+        # GPU-... or MIG-... UUIDs (NVML accepts both, nvmlDeviceGetHandleByUUID)
+        rc = nvml.nvmlDeviceGetHandleByUUID(entry.encode(), ctypes.byref(handle))
+    else:
+        index = int(entry) if entry is not None else device
+        count = ctypes.c_uint()
+        if nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)) != 0:
+            return None, "nvmlDeviceGetCount_v2 failed"
+        if count.value > 1 and os.environ.get("CUDA_DEVICE_ORDER") != "PCI_BUS_ID" and not _same_gpus(nvml, count.value):
+            # CUDA numbers unlike GPUs fastest first, NVML by PCI bus: the index may name another GPU
+            return None, ("NVML numbers GPUs by PCI bus and CUDA fastest first, and this node's GPUs differ "
+                          "(set CUDA_DEVICE_ORDER=PCI_BUS_ID)")
+        rc = nvml.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(index), ctypes.byref(handle))
+    if rc != 0:
+        return None, "NVML has no device %s (error %d)" % (entry if entry is not None else device, rc)
+    mem = _NvmlMemory()
+    if nvml.nvmlDeviceGetMemoryInfo(handle, ctypes.byref(mem)) != 0:
+        return None, "nvmlDeviceGetMemoryInfo failed"
+    if mem.free > mem.total:  # a driver's "not available" sentinel (docs/schema/gpu-probe.md)
+        return None, "NVML reports %d B free of %d B" % (mem.free, mem.total)
+    return int(mem.free), None
 
 
 def _same_gpus(nvml, n):
