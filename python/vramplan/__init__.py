@@ -18,7 +18,7 @@ from . import _lib
 from ._plan_text import plan_bytes as _plan_bytes
 from .errors import PlanError, WillNotFit
 from .from_model import plan_from_model
-from .preflight import DeviceError, free_memory, preflight
+from ._preflight import DeviceError, free_memory, preflight
 
 __version__ = "0.1.0"  # VP_VERSION of core/include/vramplan.h
 __all__ = ["estimate", "estimate_json", "fit", "fit_json", "sweep", "recommend", "record_to_plan",

@@ -113,7 +113,7 @@ class PreflightCallback(_Base):
             device = idx if isinstance(idx, int) else getattr(trainer, "local_rank", 0) or 0
         plan = plan_from_lightning(trainer, pl_module, batch=self.batch, seq=self.seq, optimizer=self.optimizer,
                                    gpu=self.gpu, lora=self.lora, grad_ckpt=self.grad_ckpt)
-        from ..preflight import preflight
+        from .._preflight import preflight
         self.estimate = preflight(plan, device=device, free_bytes=self.free_bytes)
 
 

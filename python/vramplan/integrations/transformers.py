@@ -135,7 +135,7 @@ class PreflightCallback(_Base):
         if optimizer is None and kwargs.get("optimizer") is not None:
             optimizer = _known_optimizer(kwargs["optimizer"])  # the one the Trainer built (or was given)
         plan = plan_from_trainer(args, model, seq=self.seq, optimizer=optimizer, gpu=self.gpu, lora=self.lora)
-        from ..preflight import preflight
+        from .._preflight import preflight
         self.estimate = preflight(plan, device=device, free_bytes=self.free_bytes)
         return control
 
