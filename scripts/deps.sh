@@ -1,6 +1,6 @@
 #!/bin/sh
 # Install what vramplan needs on a fresh Debian 12 machine (idempotent).
-# Usage: scripts/deps.sh [native|web|all]   (default all)
+# Usage: scripts/deps.sh [native|web|python|all]   (default all)
 set -eu
 what="${1:-all}"
 SUDO=""
@@ -12,6 +12,10 @@ case "$what" in
 esac
 case "$what" in
   all) pkgs="$pkgs clang libclang-rt-14-dev chromium" ;;
+esac
+# the Python package (python/) and its tests (tests/python/run.sh): venv, offline pip build, pytest, torch (CPU)
+case "$what" in
+  python|all) pkgs="$pkgs python3-venv python3-setuptools python3-wheel python3-pytest python3-torch" ;;
 esac
 command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 missing=""
