@@ -15,7 +15,7 @@ case "$what" in
 esac
 # the Python package (python/) and its tests (tests/python/run.sh): venv, offline pip build, pytest, torch (CPU)
 case "$what" in
-  python|all) pkgs="$pkgs python3-venv python3-setuptools python3-wheel python3-pytest python3-torch" ;;
+  python|all) pkgs="$pkgs python3-venv python3-pytest python3-torch" ;;
 esac
 command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 missing=""
