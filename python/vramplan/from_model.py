@@ -190,14 +190,36 @@ def _fmt(n):
     return "{:,}".format(n)
 
 
+def _numel(p):
+    """Elements of a parameter as the model defines it: DeepSpeed ZeRO-3 keeps the full count in ds_numel
+    (deepspeed/runtime/zero/partition_parameters.py) while numel() is 0 once partitioned; a bitsandbytes
+    Params4bit packs two 4-bit values per uint8 and keeps the original shape in quant_state.shape
+    (bitsandbytes/nn/modules.py)."""
+    ds = getattr(p, "ds_numel", None)
+    if isinstance(ds, int):
+        return ds
+    qs = getattr(p, "quant_state", None)
+    shape = getattr(qs, "shape", None)
+    if shape is not None:
+        n = 1
+        for s in shape:
+            n *= int(s)
+        return n
+    return int(p.numel())
+
+
+def _dtype_key(p):
+    return "4bit" if getattr(getattr(p, "quant_state", None), "shape", None) is not None else _dtype_name(p.dtype)
+
+
 def parameter_counts(model):
     """Exact counts of a module's parameters: total, trainable, frozen and numel per dtype name."""
     named = list(model.named_parameters())
     by_dtype = {}
     trainable = 0
     for _, p in named:
-        n = int(p.numel())
-        d = _dtype_name(p.dtype)
+        n = _numel(p)
+        d = _dtype_key(p)
         by_dtype[d] = by_dtype.get(d, 0) + n
         if p.requires_grad:
             trainable += n
@@ -268,7 +290,7 @@ def plan_from_model(model, *, batch, seq, precision=None, optimizer=None, gpu=No
         finetune = {"method": "qlora" if quant in ("nf4", "fp4") else "lora", "lora": lcfg}
         if base_trainable:
             notes.append("%s base parameters train besides the adapters (%s); the plan's LoRA keeps the whole base "
-                         "frozen." % (_fmt(sum(int(p.numel()) for _, p in base_trainable)),
+                         "frozen." % (_fmt(sum(_numel(p) for _, p in base_trainable)),
                                       ", ".join(sorted({n.rsplit(".", 1)[0] for n, _ in base_trainable})[:4])))
     elif mode == "train":
         if counts["trainable"] == 0:
@@ -280,7 +302,7 @@ def plan_from_model(model, *, batch, seq, precision=None, optimizer=None, gpu=No
             for n, p in base:
                 g = _group_of(n)
                 st = groups.setdefault(g, [0, 0])
-                st[0 if p.requires_grad else 1] += int(p.numel())
+                st[0 if p.requires_grad else 1] += _numel(p)
             freeze = sorted(g for g, (tr, fr) in groups.items() if g and fr and not tr)
             mixed = sorted(g or "other" for g, (tr, fr) in groups.items() if fr and tr or (fr and not g))
             finetune = {"method": "full"}
@@ -298,8 +320,8 @@ def plan_from_model(model, *, batch, seq, precision=None, optimizer=None, gpu=No
     if precision is None:
         dt = {}
         for _, p in (base or named):
-            d = _dtype_name(p.dtype)
-            dt[d] = dt.get(d, 0) + int(p.numel())
+            d = _dtype_key(p)
+            dt[d] = dt.get(d, 0) + _numel(p)
         main = max(dt, key=dt.get) if dt else "float32"
         # a quantized base computes in its compute dtype (bnb_4bit_compute_dtype, bf16 in practice)
         precision = "bf16" if quant else _DTYPES.get(main, "fp32")
@@ -335,15 +357,17 @@ def plan_from_model(model, *, batch, seq, precision=None, optimizer=None, gpu=No
     if runtime is not None:
         plan["runtime"] = runtime
 
-    # the core's own count of the described model, beside the module's
+    # the core's own count of the described model, beside the module's (params_total is the base model's:
+    # LoRA adapters are counted in params_trainable only)
     if "model" in inst:
         est = json.loads(_lib.estimate_bare_text(plan_bytes(plan)))
         info = est["instances"][0]
-        same = info["params_total"] == counts["total"]
+        base_total = sum(_numel(p) for _, p in base)
+        same = info["params_total"] == base_total and info["params_trainable"] == counts["trainable"]
         notes.append("The core counts %s parameters (%s trainable) from the config%s." % (
             _fmt(info["params_total"]), _fmt(info["params_trainable"]),
-            ": the same" if same and info["params_trainable"] == counts["trainable"] else
-            "; the module has %s (%s trainable)" % (_fmt(counts["total"]), _fmt(counts["trainable"]))))
+            ": the same" if same else "; the module has %s%s (%s trainable)" % (
+                _fmt(base_total), " besides its adapters" if adapter_params else "", _fmt(counts["trainable"]))))
     plan["note"] = " ".join(notes)
     return plan
 

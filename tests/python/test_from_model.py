@@ -1,6 +1,7 @@
 """plan_from_model on live torch modules (Debian's python3-torch, CPU): exact parameter counts, frozen
 parts, PEFT LoRA, dtypes, and bad input."""
 import json
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -116,9 +117,41 @@ def test_peft_lora():
     total, core_trainable = core_counts(plan)
     assert core_trainable == 3584
     assert total == LLAMA_TOTAL  # the base model's parameters; the adapters are the trainable ones
+    assert "from the config: the same." in plan["note"]
     est = vramplan.estimate(plan)
     adapters = [c for c in est["devices"][0]["components"] if c["id"] == "adapters"][0]
     assert adapters["bytes"] == 4 * 3584
+
+
+class Params4bitStandIn(nn.Parameter):
+    """bitsandbytes Params4bit: two 4-bit values per uint8, the original shape in quant_state.shape."""
+
+    def __new__(cls, shape):
+        data = torch.zeros(((shape[0] * shape[1] + 1) // 2, 1), dtype=torch.uint8)
+        p = super().__new__(cls, data, requires_grad=False)
+        p.quant_state = SimpleNamespace(shape=torch.Size(shape))
+        return p
+
+
+def test_qlora_from_a_4bit_model():
+    cfg = LlamaConfigStandIn()
+    # transformers BitsAndBytesConfig.to_dict() fields
+    cfg.quantization_config = {"load_in_4bit": True, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": True,
+                               "bnb_4bit_compute_dtype": "bfloat16"}
+    model = LlamaForCausalLM(cfg)
+    for layer in model.model.layers:  # Linear4bit in the blocks; embeddings, norms and lm_head stay
+        for mod in list(layer.self_attn.children()) + list(layer.mlp.children()):
+            mod.weight = Params4bitStandIn(tuple(mod.weight.shape))
+    model = PeftModelStandIn(model, LoraConfigStandIn(r=8, lora_alpha=16, lora_dropout=0.0, target_modules=["q_proj", "v_proj"]))
+    counts = vramplan.from_model.parameter_counts(model)
+    # the 4-bit weights: 2 x (12,288 + 33,024) = 90,624 of the 218,944; adapters 3,584 (fp32)
+    assert counts["by_dtype"]["4bit"] == 90624
+    assert counts["total"] == LLAMA_TOTAL + 3584
+    plan = vramplan.plan_from_model(model, batch=1, seq=64)
+    inst = plan["instances"][0]
+    assert (inst["quant"], inst["double_quant"], inst["finetune"]["method"], inst["precision"]) == ("nf4", True, "qlora", "bf16")
+    assert core_counts(plan) == (LLAMA_TOTAL, 3584)
+    assert "from the config: the same." in plan["note"]
 
 
 def test_lora_argument_plans_adapters_not_applied_yet():
