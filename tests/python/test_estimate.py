@@ -171,3 +171,19 @@ def test_error_struct_matches_the_header():
     sizes = dict((n, int(s)) for n, s in re.findall(r"char (\w+)\[(\d+)\]", body))
     from vramplan import _lib
     assert sizes == {"path": _lib._PATH_LEN, "message": _lib._MESSAGE_LEN}
+
+
+def test_threads_share_the_core(h100_plan):
+    # ctypes releases the GIL during each call; the builtin registry is only read after it is built
+    from concurrent.futures import ThreadPoolExecutor
+    want = vramplan.estimate_json(h100_plan)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda _: vramplan.estimate_json(h100_plan), range(32)))
+    assert got == [want] * 32
+
+
+def test_import_needs_no_torch():
+    import subprocess
+    import sys
+    code = "import sys, vramplan; assert 'torch' not in sys.modules and 'transformers' not in sys.modules"
+    subprocess.check_call([sys.executable, "-c", code], cwd="/")
