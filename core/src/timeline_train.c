@@ -88,6 +88,13 @@ int64_t vp_amp_weight_copies(const vp_inst_calc *c) {
     if (!vp_is_amp(c->in) || c->in->activations == VP_ACT_NO_GRAD) return 0;
     const vp_param_counts *pc = &c->in->pc;
     double n = (double)pc->linear_in_layers * c->ds.layer_frac / c->act_div_shard;
+    const vp_arch *a = &c->in->arch;
+    if (a->experts > 0) {
+        /* the routed experts' stacked weights go through grouped_mm, which autocast does not cast
+         * (transformers 5.x integrations/moe.py _grouped_mm casts the input to the weight dtype instead) */
+        int64_t per_expert = (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 3 : 2) * a->hidden * a->expert_inter;
+        n -= (double)(a->moe_layers * a->experts * per_expert) * c->ds.layer_frac / c->act_div_shard;
+    }
     if (c->in->arch.kind != VP_KIND_VIT && c->on_head) n += (double)(c->in->arch.vocab * c->in->arch.hidden) / c->act_div_shard;
     return (int64_t)(2.0 * n);
 }
@@ -271,14 +278,14 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         if (c->in->ft == VP_FT_FULL && c->on_head && !c->grads_resident)
             vp_moment_add(b1, &c->owner, "grads", "Gradients", c->ds.head_grad_bytes, "output-head gradients first");
         if (c->in->arch.experts && c->in->ft == VP_FT_FULL) {
-            /* fused MoE experts (transformers 5.x MixtralExperts) index the stacked weight per expert
-             * (gate_up_proj[expert_idx], a select view); SelectBackward returns a zero-filled gradient
-             * of the whole stacked parameter for each expert, which AccumulateGrad then adds: one
-             * layer's full expert weights in the gradient dtype exist transiently */
+            /* the first MoE block backward reaches: grouped_mm's weight gradient (derivatives.yaml
+             * _grouped_mm, mat2: _grouped_mm_mat2_backward) is one tensor of the whole stacked
+             * parameter [E, 2f, h] / [E, h, f], which AccumulateGrad keeps as .grad: one layer's expert
+             * weights in the gradient dtype exist while every activation is still saved */
             const vp_arch *ar = &c->in->arch;
             int64_t ex = ar->experts * 3 * ar->hidden * ar->expert_inter / (int64_t)c->act_div_shard;
             vp_moment_add(b1, &c->owner, "backward_temp", "Gradient temporaries", ex * vp_dtype_bytes(c->w.grad_dtype),
-                          "MoE select-backward: a zero-filled gradient of one layer's %lld stacked expert params", (long long)ex);
+                          "MoE grouped_mm backward: the stacked gradient of one layer's %lld expert params", (long long)ex);
         }
         if (c->in->quant == VP_QUANT_NF4 || c->in->quant == VP_QUANT_FP4 || c->in->quant == VP_QUANT_INT8) {
             /* bitsandbytes dequantizes each frozen weight for its matmul (MatMul4Bit: F.dequantize_4bit
