@@ -69,6 +69,11 @@ void vp_add_resident(vp_moment *m, const vp_inst_calc *c, int with_state) {
         add_term(m, &c->owner, "quant_constants", "Quantization constants", &d->quant);
         add_term(m, &c->owner, "adapters", c->in->ft == VP_FT_ADAPTER ? "Bottleneck adapters" : "LoRA adapters", &d->adapters);
     }
+    if (c->in->role == VP_ROLE_FUNCTIONAL_COPY)
+        vp_moment_add(m, &c->owner, "edited_weights", "Edited weights (functional copy)", vp_functional_copy_edited_bytes(c->in),
+                      "p + update for the %lld edited parameters (MLP of the last %lld blocks); the others are the model's own "
+                      "tensors (monkeypatch in_place)", (long long)vp_functional_copy_edited_params(c->in),
+                      (long long)c->in->edited_layers);
     if (c->grads_resident) add_term(m, &c->owner, "grads", "Gradients", &d->grads);
     if (with_state) {
         add_term(m, &c->owner, "master_weights", "fp32 master weights", &d->master);
@@ -99,7 +104,7 @@ int64_t vp_amp_weight_copies(const vp_inst_calc *c) {
     return (int64_t)(2.0 * n);
 }
 
-static void add_acts(vp_moment *m, const vp_inst_calc *c, double frac_layers, int gc, const char *what) {
+static void add_acts(vp_moment *m, const vp_inst_calc *c, double frac_layers, double graphs, int gc, const char *what) {
     const vp_acts *a = &c->a;
     double T = (double)a->tokens;
     double L = (double)a->layers * c->ds.layer_frac * c->inflight * frac_layers;
@@ -109,6 +114,7 @@ static void add_acts(vp_moment *m, const vp_inst_calc *c, double frac_layers, in
     int64_t ck = (int64_t)(T * a->ckpt_layer / c->act_div_repl * L);
     double outside = (c->ds.has_embed || c->ds.has_head) ? a->outside / c->act_div_repl : 0.0;
     if (c->ctx.first && c->ctx.pp > 1) outside *= c->inflight;
+    outside *= graphs; /* keep_graph: every pass keeps its own final norm and head input */
     int64_t out = (int64_t)(T * outside);
     char tok[24];
     vp_fmt_count(tok, sizeof tok, T);
@@ -216,7 +222,9 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         const vp_inst_calc *c = &cs[i];
         if (c->in->activations == VP_ACT_NO_GRAD || c->in->activations == VP_ACT_NONE) continue;
         int gc = c->in->gc_every > 0;
-        double passes = c->in->activations == VP_ACT_KEEP_GRAPH ? (double)c->in->passes : 1.0;
+        double graphs = c->in->activations == VP_ACT_KEEP_GRAPH ? (double)c->in->passes : 1.0;
+        /* a functional copy records graph from its first edited block on (functional_copy.c) */
+        double passes = graphs * vp_functional_copy_graph_frac(c->in);
         int64_t casts = vp_amp_weight_copies(c);
         char cnt[24];
         vp_fmt_count(cnt, sizeof cnt, (double)casts / 2.0);
@@ -239,15 +247,19 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
             vp_moment_add(f, &c->owner, "activations", "Activations (offloaded to CPU)", 2 * one_block,
                           "activation offload: about two blocks' activations stay on the GPU");
         } else if (gc) {
-            add_acts(f, c, frac_ck * passes, 1, "checkpointed blocks");
-            if (frac_ck < 1.0) add_acts(f, c, (1.0 - frac_ck) * passes, 0, "un-checkpointed blocks");
+            add_acts(f, c, frac_ck * passes, graphs, 1, "checkpointed blocks");
+            if (frac_ck < 1.0) add_acts(f, c, (1.0 - frac_ck) * passes, 0.0, 0, "un-checkpointed blocks");
         } else {
-            add_acts(f, c, passes, 0, passes > 1 ? "graphs of all passes" : "saved for backward");
+            add_acts(f, c, passes, graphs, 0, graphs > 1 ? "graphs of all passes" : "saved for backward");
         }
         vp_moment_add(f, &c->owner, "weights_lowp_copy", "Autocast weight copies", casts,
                       "autocast bf16 copies of %s matmul weights × 2 B, saved for backward", cnt);
         add_kv_train(f, c, gc, 0);
         logits_terms(f, c, 0);
+        if (graphs > 1 && c->on_head && c->l.elems > 0)
+            vp_moment_add(f, &c->owner, "logits_passes", "Logits of the earlier passes", (int64_t)((graphs - 1.0) * (double)c->l.held),
+                          "keep_graph: %.0f more passes each keep their logits and log-softmax (%lld B each)", graphs - 1.0,
+                          (long long)c->l.held);
 
         /* start of backward: loss gradients over the logits */
         vp_moment *b0 = &out->work[2];
@@ -286,6 +298,13 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
             int64_t ex = ar->experts * 3 * ar->hidden * ar->expert_inter / (int64_t)c->act_div_shard;
             vp_moment_add(b1, &c->owner, "backward_temp", "Gradient temporaries", ex * vp_dtype_bytes(c->w.grad_dtype),
                           "MoE grouped_mm backward: the stacked gradient of one layer's %lld expert params", (long long)ex);
+        }
+        if (c->in->role == VP_ROLE_FUNCTIONAL_COPY) {
+            /* the gradient of every edited weight accumulates over the passes before it reaches the update */
+            int64_t ed = vp_functional_copy_edited_params(c->in);
+            vp_moment_add(b1, &c->owner, "backward_temp", "Gradients of the edited weights", vp_functional_copy_edited_bytes(c->in),
+                          "%lld edited parameters (MLP of the last %lld blocks), accumulated over the passes", (long long)ed,
+                          (long long)c->in->edited_layers);
         }
         if (c->in->quant == VP_QUANT_NF4 || c->in->quant == VP_QUANT_FP4 || c->in->quant == VP_QUANT_INT8) {
             /* bitsandbytes dequantizes each frozen weight for its matmul (MatMul4Bit: F.dequantize_4bit
