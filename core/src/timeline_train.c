@@ -87,6 +87,18 @@ static void add_workspace(vp_moment *m) {
                   "32 MiB allocated by the first GEMM through PyTorch's allocator (measured, H100/PyTorch 2.11)");
 }
 
+/* From the first backward on: the autograd engine runs backward on its own thread, whose cuBLAS handle
+ * gets its own 32 MiB workspace, never freed (H100 traces tests/groundtruth/h100-2026-11-23: a second
+ * 33,554,432 B block with no Python frame, at the first backward GEMM, in gpt2-amp-b8s1024 event 1269,
+ * qwen05-amp-b4s1024 event 3511, t5base-amp-b8s512). */
+static void add_backward_workspace(vp_moment *m) {
+    vp_owner dev = {"", ""};
+    vp_moment_remove(m, "cublas_workspace", "");
+    vp_moment_add(m, &dev, "cublas_workspace", "cuBLAS workspaces", 2 * vp_cublas_workspace_bytes(),
+                  "32 MiB for the first GEMM + 32 MiB for the autograd thread's cuBLAS handle from the first backward "
+                  "on (measured, H100/PyTorch 2.11)");
+}
+
 /* bf16 copies of the matmul weights that autocast makes in forward; the matmuls save them for
  * backward (memory-facts §2.5: ≈ 2 B per parameter held from forward to backward). */
 int64_t vp_amp_weight_copies(const vp_inst_calc *c) {
@@ -213,6 +225,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_moment *m = &out->work[1];
         vp_moment_copy(m, base);
         vp_strlcpy(m->phase, "forward", sizeof m->phase);
+        add_backward_workspace(m); /* step 2 on */
         add_sharding_buffers(m, &cs[i], 1);
         nograd_forward(m, &cs[i]);
         vp_sink_push(out, m);
@@ -240,6 +253,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_moment *f = &out->work[1];
         vp_moment_copy(f, base);
         vp_strlcpy(f->phase, "forward", sizeof f->phase);
+        add_backward_workspace(f); /* step 2 on: left by step 1's backward */
         add_sharding_buffers(f, c, 1);
         if (act_offload) {
             /* saved activations are copied to pinned CPU memory as they are produced; the GPU keeps
@@ -324,6 +338,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_moment *b2 = &out->work[4];
         vp_moment_copy(b2, base);
         vp_strlcpy(b2->phase, "backward", sizeof b2->phase);
+        add_backward_workspace(b2);
         for (int k = 0; k < n; k++)
             if (cs[k].in->activations == VP_ACT_TRAIN || cs[k].in->activations == VP_ACT_KEEP_GRAPH) add_grads(b2, &cs[k]);
         add_sharding_buffers(b2, c, 1);
