@@ -19,4 +19,15 @@ void vp_activations_compute(const vp_plan *plan, const vp_instance *in, vp_acts 
     case VP_KIND_T5: vp_acts_t5(plan, in, r); break;
     case VP_KIND_DIT: vp_acts_dit(plan, in, r); break;
     }
+    if (in->role == VP_ROLE_FUNCTIONAL_COPY && in->edited_layers > 0 && in->arch.kind != VP_KIND_T5) {
+        /* the kept blocks are the edited ones (functional_copy.c): their MLP weights are p + update, so the
+         * MLP linears also save their inputs for the weight gradient, which the frozen accounting leaves
+         * out: the normed input (cast once per linear under autocast) and down_proj's input */
+        const vp_act_dtypes dt = vp_act_dtypes_of(in);
+        const vp_arch *a = &in->arch;
+        double h = (double)a->hidden, f = (double)a->inter;
+        int gated = a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU;
+        double in_b = dt.amp ? 2.0 * h * (gated && !a->fused_gate_up ? 2.0 : 1.0) : dt.adt * h;
+        r->layer += vp_act_item(r, in_b, 1) + vp_act_item(r, dt.adt * f, 1);
+    }
 }

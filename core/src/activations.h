@@ -18,6 +18,10 @@ const char *vp_sdpa_kernel(const vp_instance *in, int half, int gqa);
 /* Bytes per token one RMSNorm/LayerNorm of width w saves (activations_common.c). */
 double vp_norm_saved(double res_b, double w, int weight_trains, vp_norm kind);
 
+/* The routed experts of one MoE block (transformers 5.x grouped_mm experts), bytes per token;
+ * w is the bytes per element of the expert weights, which set the experts' compute dtype. */
+double vp_moe_acts(vp_acts *r, const vp_arch *a, double w, int full);
+
 void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r);
 void vp_acts_gpt2(const vp_plan *plan, const vp_instance *in, vp_acts *r);
 void vp_acts_vit(const vp_plan *plan, const vp_instance *in, vp_acts *r);

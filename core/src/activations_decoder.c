@@ -89,36 +89,36 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         /* frozen o_proj saves nothing, but the SDPA output is still saved by SDPA itself (counted) */
     }
     Lr += vp_lora_act_items_of(in, r, VP_T_O);
-    /* MLP */
+    /* MLP: the nn.Linear MLP (a MoE block's shared expert, qwen2_moe) and the routed experts */
+    int gated = a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU;
+    double fd = moe ? (double)a->shared_expert_inter : f;
+    /* linears reading the post-attention norm output: autocast casts it once per linear; the MoE router
+     * (and qwen2_moe's shared_expert_gate) are linears too, while the experts' grouped_mm reads it as is */
+    int n_dense_in = fd > 0 ? (a->fused_gate_up ? 1 : (gated ? 2 : 1)) : 0;
+    int n_in = moe ? 1 + n_dense_in + (a->shared_expert_inter ? 1 : 0) : n_dense_in;
+    double mlp_in = 0;
     if (full) {
-        if (amp) L += vp_act_item(r, 2.0 * h, a->fused_gate_up ? 1 : (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 2 : 1));
-        else L += vp_act_item(r, adt * h, 1);
+        if (amp) mlp_in = vp_act_item(r, 2.0 * h, n_in);
+        else mlp_in = vp_act_item(r, adt * h, 1);
+        L += mlp_in;
     }
     Lr += vp_lora_act_items_of(in, r, VP_T_GATE | VP_T_UP | VP_T_GATE_UP | VP_T_FC1);
-    if (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU) {
-        /* gate out (saved by act), act out and up out (saved by the product) */
-        L += vp_act_item(r, adt * fe, 3);
-        if (a->fused_gate_up) L += 0; /* phi3 chunks the fused output: same tensors as views */
-        if (full) L += vp_act_item(r, adt * fe, 1); /* product = down_proj input */
-    } else {
-        L += vp_act_item(r, adt * fe, 1);             /* fc1 output saved by the activation */
-        if (full) L += vp_act_item(r, adt * fe, 1);   /* activation output = fc2 input */
+    if (fd > 0) {
+        if (gated) {
+            /* gate out (saved by act), act out and up out (saved by the product) */
+            L += vp_act_item(r, adt * fd, 3);
+            if (a->fused_gate_up) L += 0; /* phi3 chunks the fused output: same tensors as views */
+            if (full) L += vp_act_item(r, adt * fd, 1); /* product = down_proj input */
+        } else {
+            L += vp_act_item(r, adt * fd, 1);             /* fc1 output saved by the activation */
+            if (full) L += vp_act_item(r, adt * fd, 1);   /* activation output = fc2 input */
+        }
     }
     Lr += vp_lora_act_items_of(in, r, VP_T_DOWN | VP_T_FC2);
-    if (moe) {
-        /* transformers 5.17 MixtralSparseMoeBlock / MixtralExperts (memory-facts §8): the router's
-         * fp32 softmax (saved), top-k weights; per routed (token, expert) pair the gathered input
-         * hidden_states[token_idx] (saved by the expert's gate_up linear when it trains) and the
-         * expert's output (saved by `* top_k_weights`); int64 token indices kept by gather and
-         * index_add_. The gate/up/act/product terms are counted above with f = k · expert f. */
-        double E = (double)a->experts, k = (double)a->experts_per_tok;
-        L += vp_act_item(r, 4.0 * E, 1) + vp_act_item(r, 4.0 * k, 1) + (full ? vp_act_item(r, adt * h * k, 1) : 0.0) +
-             vp_act_item(r, adt * h * k, 1) + vp_act_item(r, 16.0 * k, 1);
-    }
-    if (full) {
-        double mlp_in = amp ? (a->fused_gate_up ? 1.0 : (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 2.0 : 1.0)) * 2.0 * h : adt * h;
-        R += mlp_in;
-    }
+    /* routed experts compute in the weights' dtype (fp32 master weights under autocast) */
+    double wexp = res;
+    if (moe) L += vp_moe_acts(r, a, wexp, full);
+    if (full) R += mlp_in;
     if (a->resid_dropout > 0) {
         L += vp_act_item(r, 1.0 * h, 2); /* two residual dropout masks */
         R += 2.0 * h;
@@ -137,7 +137,7 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
      * backward holds the incoming gradient and the two gradients of act(gate) and up at once, while
      * down_proj's saved input is already freed (autograd releases a node's saved tensors when it has
      * run); plus the gradients of the hidden state */
-    r->bwd_temp = ((a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU) ? 2.0 : 1.0) * adt * fe + 2.0 * res * h;
+    r->bwd_temp = (gated ? 2.0 : 1.0) * (moe ? wexp : adt) * fe + 2.0 * res * h;
     /* LoRA: the adapter path returns the gradient of its (cast) input in the adapter dtype, beside the
      * base path's gradient, before the two are summed: one more input-wide tensor for the widest
      * adapted input (down_proj's f when it is targeted) */
@@ -146,7 +146,8 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         r->lora_bwd = (double)vp_dtype_bytes(in->lora_dtype) * widest;
         r->bwd_temp += r->lora_bwd;
     }
-    r->fwd_temp = 2.0 * adt * fe + 4.0 * heads * s * (!strcmp(kern, "eager") || !strcmp(kern, "math") ? 1.0 : 0.0);
+    /* MoE: the unsorted gather and the reordered output (S, h) alive inside grouped_mm_experts_forward */
+    r->fwd_temp = (moe ? 2.0 * wexp * h * (double)a->experts_per_tok : 2.0 * adt * fe) + 4.0 * heads * s * (!strcmp(kern, "eager") || !strcmp(kern, "math") ? 1.0 : 0.0);
     r->tokens = plan->batch * plan->seq;
     r->layers = a->layers;
 }

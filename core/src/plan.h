@@ -68,6 +68,7 @@ typedef struct {
     int stream_from_cpu; /* CPU-placed model whose blocks stream through GPU (stream_from_cpu - 1); 0 = no */
     int shares_weights_with; /* index of another instance whose weights this one runs through, or -1 */
     int logprobs_fp32;   /* the instance's logits are upcast to fp32 for a log-softmax (DPO reference) */
+    int64_t edited_layers; /* functional_copy: the last blocks whose MLP weights the edit replaces (MEND: 3) */
 } vp_instance;
 
 typedef enum { VP_FW_TORCH = 0, VP_FW_DEEPSPEED, VP_FW_FSDP, VP_FW_MEGATRON } vp_framework;

@@ -212,7 +212,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
                                 vp_instance *in, vp_error *err) {
     static const char *const keys[] = {"name", "role", "model", "precision", "quant", "double_quant", "finetune",
                                        "optimizer", "grad_ckpt", "attn", "activations", "passes", "placement",
-                                       "shares_weights_with", "logprobs_fp32", NULL};
+                                       "shares_weights_with", "logprobs_fp32", "edited_layers", NULL};
     vp_status st;
     char path[128];
     if (!cJSON_IsObject(o)) return vp_fail(err, VP_ERR_FIELD, p, "%s must be an object", p);
@@ -295,6 +295,8 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
     if ((st = vp_json_opt_enum(o, p, "activations", k_act, &act, err))) return st;
     in->activations = (vp_act)act;
     if ((st = vp_json_opt_int(o, p, "passes", 1, 1024, &in->passes, err))) return st;
+    in->edited_layers = -1; /* the role's default, set once the model is known */
+    if ((st = vp_json_opt_int(o, p, "edited_layers", 0, 4096, &in->edited_layers, err))) return st;
     if ((st = vp_json_opt_bool(o, p, "logprobs_fp32", &in->logprobs_fp32, err))) return st;
     in->sharded = 1; /* follows the parallel layout unless pinned to one device */
     const cJSON *pl = cJSON_GetObjectItemCaseSensitive(o, "placement");
@@ -732,6 +734,7 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
     for (i = 0; i < plan->n_instances; i++) {
         char ip[64];
         vp_path_index(ip, sizeof ip, "instances", i);
+        if ((st = vp_functional_copy_edits(&plan->inst[i], ip, err))) goto done;
         if ((st = vp_count_params(&plan->inst[i].arch, &plan->inst[i].pc, err))) {
             snprintf(err->path, sizeof err->path, "%s.model", ip);
             goto done;

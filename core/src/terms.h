@@ -99,4 +99,11 @@ int64_t vp_nonpytorch_bytes(const vp_gpu *g);
 uint64_t vp_capacity_bytes(const vp_gpu *g);
 int64_t vp_nccl_bytes(void);
 
+/* ---- functional_copy.c (MEND-style edited functional model) ---- */
+/* Resolves an instance's edited_layers (role default, range) once its model is known. */
+vp_status vp_functional_copy_edits(vp_instance *in, const char *path, vp_error *err);
+double vp_functional_copy_graph_frac(const vp_instance *in);
+int64_t vp_functional_copy_edited_params(const vp_instance *in);
+int64_t vp_functional_copy_edited_bytes(const vp_instance *in);
+
 #endif

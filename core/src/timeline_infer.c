@@ -56,19 +56,40 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         double per_tok = 3.0 * adt * f / tp + 3.0 * adt * h;
         vp_moment_add(p, &c->owner, "inference_temp", "Prefill temporaries", (int64_t)(T * per_tok),
                       "one block at a time: %s tokens × %.0f B (MLP act, up, product + hidden states)", tok, per_tok);
-        double lg = b * (double)a->vocab * (adt + 4.0);
-        vp_moment_add(p, &c->owner, "logits", "Last-token logits", (int64_t)lg,
-                      "%.0f × %lld vocab × (%.0f B + 4 B fp32 copy for sampling)", b, (long long)a->vocab, adt);
-        /* generate passes attention_mask, so the prompt's causal mask is materialized as (b, 1, s, s)
-         * at 4 B per element and kept to the end of the call (measured: 33,554,432 B at b 8, s 1024,
-         * H100 trace l1b-infer-b8p1024n256; events_infer.c) */
-        int64_t mask = a->kind == VP_KIND_DECODER ? (int64_t)(b * s * s * 4.0) : 0;
+        /* LlamaModel.forward keeps `inputs_embeds = self.embed_tokens(input_ids)` in a local variable
+         * until it returns, and the rotary cos, sin (b, s, head_dim) in the model dtype serve every
+         * block (H100 trace l1b-infer-b8p1024n256, run1: the embedding output, event 297, is freed only
+         * at the end of the prefill forward, event 2366; cos and sin, events 324-325, likewise) */
+        int dec = a->kind == VP_KIND_DECODER;
+        int64_t embeds = dec ? (int64_t)(T * adt * h) : 0;
+        int64_t rope = dec ? (int64_t)(2.0 * T * (double)a->head_dim * adt) : 0;
+        vp_moment_add(p, &c->owner, "prefill_inputs", "Prompt embeddings + RoPE cos/sin", embeds + rope,
+                      "inputs_embeds %s tokens × %lld × %.0f B, alive through the prefill forward, + cos, sin", tok,
+                      (long long)a->hidden, adt);
+        /* Eager attention gets the causal mask materialized as (b, 1, s, s) in the model dtype
+         * (masking_utils eager_mask); SDPA with an all-ones attention_mask gets none (sdpa_mask's
+         * is_causal skip): the 32 MiB that stays allocated from the prefill on in the l1b trace (event
+         * 313) is cuBLAS's workspace, made by the rotary embedding's matmul, counted at load. */
+        int64_t mask = dec && in->attn == VP_ATTN_EAGER ? (int64_t)(b * s * s * adt) : 0;
         vp_moment_add(p, &c->owner, "attention_mask", "Causal mask", mask,
-                      "(b, 1, s, s) = %.0f × %.0f² × 4 B, built once for the prompt", b, s);
+                      "(b, 1, s, s) = %.0f × %.0f² × %.0f B (eager attention), built once for the prompt", b, s, adt);
         vp_sink_push(out, p);
+        /* the head: the blocks' temporaries are gone; the last position's logits and their fp32 copy */
+        vp_moment *ph = &out->work[2];
+        vp_moment_copy(ph, base);
+        vp_strlcpy(ph->phase, "prefill", sizeof ph->phase);
+        vp_moment_add(ph, &c->owner, "kv_cache", "KV cache", (int64_t)(T * kvt * L), "%s prompt tokens × %.0f B × %.0f layers",
+                      tok, kvt, L);
+        vp_moment_add(ph, &c->owner, "prefill_inputs", "Prompt embeddings + RoPE cos/sin", embeds + rope,
+                      "alive until the prefill forward returns");
+        double lg = b * (double)a->vocab * (adt + 4.0);
+        vp_moment_add(ph, &c->owner, "logits", "Last-token logits", (int64_t)lg,
+                      "%.0f × %lld vocab × (%.0f B + 4 B fp32 copy for sampling)", b, (long long)a->vocab, adt);
+        vp_moment_add(ph, &c->owner, "attention_mask", "Causal mask", mask, "(b, 1, s, s), eager attention");
+        vp_sink_push(out, ph);
         if (gen <= 0) continue;
         /* last decode step: full cache + the torch.cat copy of one layer's K or V */
-        vp_moment *d = &out->work[2];
+        vp_moment *d = &out->work[3];
         vp_moment_copy(d, base);
         vp_strlcpy(d->phase, "decode", sizeof d->phase);
         double ctx = b * (s + gen);
@@ -80,7 +101,7 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_moment_add(d, &c->owner, "logits", "Last-token logits", (int64_t)lg,
                       "%.0f × %lld vocab × (%.0f B + 4 B fp32)", b, (long long)a->vocab, adt);
         vp_moment_add(d, &c->owner, "attention_mask", "Causal mask", mask,
-                      "(b, 1, s, s) of the prompt, kept to the end of generate");
+                      "(b, 1, s, s) of the prompt (eager attention), kept to the end of generate");
         vp_sink_push(out, d);
     }
 }

@@ -69,6 +69,11 @@ void vp_add_resident(vp_moment *m, const vp_inst_calc *c, int with_state) {
         add_term(m, &c->owner, "quant_constants", "Quantization constants", &d->quant);
         add_term(m, &c->owner, "adapters", c->in->ft == VP_FT_ADAPTER ? "Bottleneck adapters" : "LoRA adapters", &d->adapters);
     }
+    if (c->in->role == VP_ROLE_FUNCTIONAL_COPY)
+        vp_moment_add(m, &c->owner, "edited_weights", "Edited weights (functional copy)", vp_functional_copy_edited_bytes(c->in),
+                      "p + update for the %lld edited parameters (MLP of the last %lld blocks); the others are the model's own "
+                      "tensors (monkeypatch in_place)", (long long)vp_functional_copy_edited_params(c->in),
+                      (long long)c->in->edited_layers);
     if (c->grads_resident) add_term(m, &c->owner, "grads", "Gradients", &d->grads);
     if (with_state) {
         add_term(m, &c->owner, "master_weights", "fp32 master weights", &d->master);
@@ -82,17 +87,36 @@ static void add_workspace(vp_moment *m) {
                   "32 MiB allocated by the first GEMM through PyTorch's allocator (measured, H100/PyTorch 2.11)");
 }
 
+/* From the first backward on: the autograd engine runs backward on its own thread, whose cuBLAS handle
+ * gets its own 32 MiB workspace, never freed (H100 traces tests/groundtruth/h100-2026-11-23: a second
+ * 33,554,432 B block with no Python frame, at the first backward GEMM, in gpt2-amp-b8s1024 event 1269,
+ * qwen05-amp-b4s1024 event 3511, t5base-amp-b8s512). */
+static void add_backward_workspace(vp_moment *m) {
+    vp_owner dev = {"", ""};
+    vp_moment_remove(m, "cublas_workspace", "");
+    vp_moment_add(m, &dev, "cublas_workspace", "cuBLAS workspaces", 2 * vp_cublas_workspace_bytes(),
+                  "32 MiB for the first GEMM + 32 MiB for the autograd thread's cuBLAS handle from the first backward "
+                  "on (measured, H100/PyTorch 2.11)");
+}
+
 /* bf16 copies of the matmul weights that autocast makes in forward; the matmuls save them for
  * backward (memory-facts §2.5: ≈ 2 B per parameter held from forward to backward). */
 int64_t vp_amp_weight_copies(const vp_inst_calc *c) {
     if (!vp_is_amp(c->in) || c->in->activations == VP_ACT_NO_GRAD) return 0;
     const vp_param_counts *pc = &c->in->pc;
     double n = (double)pc->linear_in_layers * c->ds.layer_frac / c->act_div_shard;
+    const vp_arch *a = &c->in->arch;
+    if (a->experts > 0) {
+        /* the routed experts' stacked weights go through grouped_mm, which autocast does not cast
+         * (transformers 5.x integrations/moe.py _grouped_mm casts the input to the weight dtype instead) */
+        int64_t per_expert = (a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU ? 3 : 2) * a->hidden * a->expert_inter;
+        n -= (double)(a->moe_layers * a->experts * per_expert) * c->ds.layer_frac / c->act_div_shard;
+    }
     if (c->in->arch.kind != VP_KIND_VIT && c->on_head) n += (double)(c->in->arch.vocab * c->in->arch.hidden) / c->act_div_shard;
     return (int64_t)(2.0 * n);
 }
 
-static void add_acts(vp_moment *m, const vp_inst_calc *c, double frac_layers, int gc, const char *what) {
+static void add_acts(vp_moment *m, const vp_inst_calc *c, double frac_layers, double graphs, int gc, const char *what) {
     const vp_acts *a = &c->a;
     double T = (double)a->tokens;
     double L = (double)a->layers * c->ds.layer_frac * c->inflight * frac_layers;
@@ -102,6 +126,7 @@ static void add_acts(vp_moment *m, const vp_inst_calc *c, double frac_layers, in
     int64_t ck = (int64_t)(T * a->ckpt_layer / c->act_div_repl * L);
     double outside = (c->ds.has_embed || c->ds.has_head) ? a->outside / c->act_div_repl : 0.0;
     if (c->ctx.first && c->ctx.pp > 1) outside *= c->inflight;
+    outside *= graphs; /* keep_graph: every pass keeps its own final norm and head input */
     int64_t out = (int64_t)(T * outside);
     char tok[24];
     vp_fmt_count(tok, sizeof tok, T);
@@ -200,6 +225,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_moment *m = &out->work[1];
         vp_moment_copy(m, base);
         vp_strlcpy(m->phase, "forward", sizeof m->phase);
+        add_backward_workspace(m); /* step 2 on */
         add_sharding_buffers(m, &cs[i], 1);
         nograd_forward(m, &cs[i]);
         vp_sink_push(out, m);
@@ -209,7 +235,9 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         const vp_inst_calc *c = &cs[i];
         if (c->in->activations == VP_ACT_NO_GRAD || c->in->activations == VP_ACT_NONE) continue;
         int gc = c->in->gc_every > 0;
-        double passes = c->in->activations == VP_ACT_KEEP_GRAPH ? (double)c->in->passes : 1.0;
+        double graphs = c->in->activations == VP_ACT_KEEP_GRAPH ? (double)c->in->passes : 1.0;
+        /* a functional copy records graph from its first edited block on (functional_copy.c) */
+        double passes = graphs * vp_functional_copy_graph_frac(c->in);
         int64_t casts = vp_amp_weight_copies(c);
         char cnt[24];
         vp_fmt_count(cnt, sizeof cnt, (double)casts / 2.0);
@@ -225,6 +253,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_moment *f = &out->work[1];
         vp_moment_copy(f, base);
         vp_strlcpy(f->phase, "forward", sizeof f->phase);
+        add_backward_workspace(f); /* step 2 on: left by step 1's backward */
         add_sharding_buffers(f, c, 1);
         if (act_offload) {
             /* saved activations are copied to pinned CPU memory as they are produced; the GPU keeps
@@ -232,15 +261,19 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
             vp_moment_add(f, &c->owner, "activations", "Activations (offloaded to CPU)", 2 * one_block,
                           "activation offload: about two blocks' activations stay on the GPU");
         } else if (gc) {
-            add_acts(f, c, frac_ck * passes, 1, "checkpointed blocks");
-            if (frac_ck < 1.0) add_acts(f, c, (1.0 - frac_ck) * passes, 0, "un-checkpointed blocks");
+            add_acts(f, c, frac_ck * passes, graphs, 1, "checkpointed blocks");
+            if (frac_ck < 1.0) add_acts(f, c, (1.0 - frac_ck) * passes, 0.0, 0, "un-checkpointed blocks");
         } else {
-            add_acts(f, c, passes, 0, passes > 1 ? "graphs of all passes" : "saved for backward");
+            add_acts(f, c, passes, graphs, 0, graphs > 1 ? "graphs of all passes" : "saved for backward");
         }
         vp_moment_add(f, &c->owner, "weights_lowp_copy", "Autocast weight copies", casts,
                       "autocast bf16 copies of %s matmul weights × 2 B, saved for backward", cnt);
         add_kv_train(f, c, gc, 0);
         logits_terms(f, c, 0);
+        if (graphs > 1 && c->on_head && c->l.elems > 0)
+            vp_moment_add(f, &c->owner, "logits_passes", "Logits of the earlier passes", (int64_t)((graphs - 1.0) * (double)c->l.held),
+                          "keep_graph: %.0f more passes each keep their logits and log-softmax (%lld B each)", graphs - 1.0,
+                          (long long)c->l.held);
 
         /* start of backward: loss gradients over the logits */
         vp_moment *b0 = &out->work[2];
@@ -271,14 +304,21 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         if (c->in->ft == VP_FT_FULL && c->on_head && !c->grads_resident)
             vp_moment_add(b1, &c->owner, "grads", "Gradients", c->ds.head_grad_bytes, "output-head gradients first");
         if (c->in->arch.experts && c->in->ft == VP_FT_FULL) {
-            /* fused MoE experts (transformers 5.x MixtralExperts) index the stacked weight per expert
-             * (gate_up_proj[expert_idx], a select view); SelectBackward returns a zero-filled gradient
-             * of the whole stacked parameter for each expert, which AccumulateGrad then adds: one
-             * layer's full expert weights in the gradient dtype exist transiently */
+            /* the first MoE block backward reaches: grouped_mm's weight gradient (derivatives.yaml
+             * _grouped_mm, mat2: _grouped_mm_mat2_backward) is one tensor of the whole stacked
+             * parameter [E, 2f, h] / [E, h, f], which AccumulateGrad keeps as .grad: one layer's expert
+             * weights in the gradient dtype exist while every activation is still saved */
             const vp_arch *ar = &c->in->arch;
             int64_t ex = ar->experts * 3 * ar->hidden * ar->expert_inter / (int64_t)c->act_div_shard;
             vp_moment_add(b1, &c->owner, "backward_temp", "Gradient temporaries", ex * vp_dtype_bytes(c->w.grad_dtype),
-                          "MoE select-backward: a zero-filled gradient of one layer's %lld stacked expert params", (long long)ex);
+                          "MoE grouped_mm backward: the stacked gradient of one layer's %lld expert params", (long long)ex);
+        }
+        if (c->in->role == VP_ROLE_FUNCTIONAL_COPY) {
+            /* the gradient of every edited weight accumulates over the passes before it reaches the update */
+            int64_t ed = vp_functional_copy_edited_params(c->in);
+            vp_moment_add(b1, &c->owner, "backward_temp", "Gradients of the edited weights", vp_functional_copy_edited_bytes(c->in),
+                          "%lld edited parameters (MLP of the last %lld blocks), accumulated over the passes", (long long)ed,
+                          (long long)c->in->edited_layers);
         }
         if (c->in->quant == VP_QUANT_NF4 || c->in->quant == VP_QUANT_FP4 || c->in->quant == VP_QUANT_INT8) {
             /* bitsandbytes dequantizes each frozen weight for its matmul (MatMul4Bit: F.dequantize_4bit
@@ -298,6 +338,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_moment *b2 = &out->work[4];
         vp_moment_copy(b2, base);
         vp_strlcpy(b2->phase, "backward", sizeof b2->phase);
+        add_backward_workspace(b2);
         for (int k = 0; k < n; k++)
             if (cs[k].in->activations == VP_ACT_TRAIN || cs[k].in->activations == VP_ACT_KEEP_GRAPH) add_grads(b2, &cs[k]);
         add_sharding_buffers(b2, c, 1);

@@ -96,17 +96,47 @@ static void no_training_state(void **s) {
 
 /* generate() computes logits for the last position only (logits_to_keep = 1, memory-facts §5):
  * b·v per step, not b·s·v. Llama-3.1-8B, b = 8: 8 × 128,256 = 1,026,048 logits, bf16 (2 B) plus the
- * fp32 copy used for sampling (4 B) = 6,156,288 B, whatever the prompt length. */
+ * fp32 copy used for sampling (4 B) = 6,156,288 B, whatever the prompt length. They are made after
+ * the last block, when its MLP temporaries are gone: the prefill peak (inside the last block's MLP,
+ * H100 trace l1b-infer-b8p1024n256 event 2324) holds none; the decode peak holds them. */
 static void last_token_logits(void **s) {
     (void)s;
     const vp_estimate *a = infer(CFG_LLAMA31_8B, 8, 128, 0, NULL);
     const vp_estimate *b = infer(CFG_LLAMA31_8B, 8, 8192, 0, NULL);
-    assert_u64_equal(t_component(a, 0, "logits", NULL), 6156288ULL);
-    assert_u64_equal(t_component(b, 0, "logits", NULL), 6156288ULL);
+    assert_string_equal(a->devices[0].peak_phase, "prefill");
+    assert_u64_equal(t_component(a, 0, "logits", NULL), 0);
+    assert_u64_equal(t_component(b, 0, "logits", NULL), 0);
+    /* a long generation from a short prompt peaks in decode, with the last-token logits */
+    const vp_estimate *c = infer(CFG_LLAMA31_8B, 8, 16, 4096, NULL);
+    assert_string_equal(c->devices[0].peak_phase, "decode");
+    assert_u64_equal(t_component(c, 0, "logits", NULL), 6156288ULL);
+}
+
+/* The prefill of the H100 trace l1b-infer-b8p1024n256 (tests/groundtruth/h100-2026-11-23/run1): at its
+ * peak (event 2324, the last block's MLP) the embedding output (event 297, 8·1024 × 2048 × 2 B =
+ * 33,554,432; LlamaModel.forward's inputs_embeds) and the rotary cos, sin (events 324-325, 2 × 8·1024
+ * × 64 × 2 B = 2,097,152) are alive; no causal mask is (SDPA: is_causal); the one 32 MiB block made
+ * before the rotary matmul and never freed (event 313) is cuBLAS's workspace. Eager attention gets the
+ * (b, 1, s, s) mask in bf16: 8 × 1024² × 2 = 16,777,216. */
+#define L1B_CFG                                                                                            \
+    "{\"model_type\":\"llama\",\"hidden_size\":2048,\"intermediate_size\":8192,\"num_hidden_layers\":16," \
+    "\"num_attention_heads\":32,\"num_key_value_heads\":8,\"head_dim\":64,\"vocab_size\":128256,"        \
+    "\"tie_word_embeddings\":true}"
+static void prefill_inputs_and_mask(void **s) {
+    (void)s;
+    const vp_estimate *e = infer(L1B_CFG, 8, 1024, 256, NULL);
+    assert_string_equal(e->devices[0].peak_phase, "prefill");
+    assert_u64_equal(t_component(e, 0, "prefill_inputs", NULL), 33554432ULL + 2097152ULL);
+    assert_u64_equal(t_component(e, 0, "attention_mask", NULL), 0);
+    assert_u64_equal(t_component(e, 0, "cublas_workspace", NULL), 33554432ULL);
+    const vp_estimate *g = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":8,\"seq\":1024,\"new_tokens\":256}",
+                                              t_hf_instance(L1B_CFG, "\"attn\":\"eager\"")));
+    assert_u64_equal(t_component(g, 0, "attention_mask", NULL), 16777216ULL);
 }
 
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(prefill_inputs_and_mask),
         cmocka_unit_test(per_token_table),
         cmocka_unit_test(measured_dynamic_cache),
         cmocka_unit_test(scales_with_batch_and_prompt),
