@@ -83,7 +83,11 @@ static void zero_paper_figure1(void **state) {
 /* DeepSpeed estimators (memory-facts §2.1), N = 16 GPUs, Ψ = 8,030,261,248 (Llama-3.1-8B):
  *   zero2: gpu = 2Ψ + 18Ψ/N  ("18 = 2_grads_16bit + 4_grads_32bit + 4_params_32bit + 8_optimizer_states_32bit")
  *   zero3: gpu = 4·largest_layer + 18Ψ/N;  + offload optimizer: 4·largest + 2Ψ/N;  + offload params: 4·largest
- * largest layer of Llama-3.1-8B: the embedding, 128256 × 4096 = 525,336,576 params. */
+ * largest layer of Llama-3.1-8B: the embedding, 128256 × 4096 = 525,336,576 params.
+ * ZeRO-3's "4_grads_32bit" is its gradient partition held in fp32: grad_partitions_flat_buffer has
+ * dtype gradient_accumulation_dtype (stage3.py:742-744), fp32 when data_types.grad_accum_dtype is
+ * "fp32"; unset, it is the model dtype (engine.py:1485-1496), bf16 here, and the partition is 2Ψ/N
+ * (16 B/param resident, the fp32 copy made one sub-group at a time in step()). */
 static void deepspeed_estimators(void **state) {
     (void)state;
     const double psi = 8030261248.0, n = 16.0, largest = 128256.0 * 4096.0;
@@ -91,8 +95,11 @@ static void deepspeed_estimators(void **state) {
     double z2 = model_states(DSPLAN(2, ""), 0, &p);
     assert_int_equal(p, 8030261248LL);
     assert_true(fabs(z2 - (2.0 * psi + 18.0 * psi / n)) / z2 < 1e-6);
-    double z3 = model_states(DSPLAN(3, ""), 0, NULL);
+    double z3 = model_states(DSPLAN(3, ",\"grad_accum_dtype\":\"fp32\""), 0, NULL);
     assert_true(fabs(z3 - (4.0 * largest + 18.0 * psi / n)) / z3 < 1e-6);
+    /* DeepSpeed's default grad_accum_dtype (the model's bf16): 2Ψ/N instead of 4Ψ/N */
+    double z3b = model_states(DSPLAN(3, ""), 0, NULL);
+    assert_true(fabs(z3b - (4.0 * largest + 16.0 * psi / n)) / z3b < 1e-6);
     double z3o = model_states(DSPLAN(3, ",\"offload_optimizer\":true"), 0, NULL);
     assert_true(fabs(z3o - (4.0 * largest + 2.0 * psi / n)) / z3o < 1e-6);
     double z3op = model_states(DSPLAN(3, ",\"offload_optimizer\":true,\"offload_params\":true"), 0, NULL);
