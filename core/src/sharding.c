@@ -10,9 +10,12 @@
  *    16-bit params and grads in flight (estimate_zero3: largest_layer_memory = 4 × largest layer).
  *  - Megatron accumulates into fp32 main_grad buffers that are never sharded: 18 B/param, or
  *    6 + 12/N_d with the distributed optimizer (megatron/training/theoretical_memory_usage.py).
+ *  - DeepSpeed ZeRO-3 holds its gradient partition from init in grad_accum_dtype and steps one
+ *    sub-group at a time (deepspeed_zero3_grads below, stage3.py lines cited there).
  *  - PyTorch DDP's gradient buckets are a second copy of the gradients unless
  *    gradient_as_bucket_view=True (torch DistributedDataParallel docs).
- *  - FSDP full_shard keeps only shards plus the unsharded unit being computed and the one prefetched.
+ *  - PyTorch FSDP (full_shard, shard_grad_op, hybrid_shard): sharding_fsdp.c, fsdp_shard.c.
+ *  - fp8 (Transformer Engine) weight copies and amax histories: precision.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -187,11 +190,11 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
             term(&ds->cpu_weights, (int64_t)(wbytes / N), "ZeRO-3 parameter offload: the %s-param shard lives in CPU RAM", np);
         else
             term(&ds->weights, (int64_t)(wbytes / N), "%s params%s × %d B / %.0f ranks (ZeRO-3 / full shard)", np, where, pb, N);
-        /* the layer being computed (and the prefetched one, FSDP) gathered in 16-bit, with its grads */
+        /* the layer being computed gathered, with its grads: DeepSpeed's estimate_zero3 counts
+         * largest_layer_memory = 4 × largest layer (2 B params + 2 B grads) */
         int64_t layer = in->pc.largest_layer;
-        double units = fw == VP_FW_FSDP ? 2.0 : 1.0;
-        term(&ds->gathered, (int64_t)((double)layer / (double)ctx->tp * (units * pb + (dev_train > 0 ? gb : 0))),
-             "largest layer (%lld params) gathered: %.0f × %d B params%s", (long long)layer, units, pb,
+        term(&ds->gathered, (int64_t)((double)layer / (double)ctx->tp * (pb + (dev_train > 0 ? gb : 0))),
+             "largest layer (%lld params) gathered: %d B params%s", (long long)layer, pb,
              dev_train > 0 ? " + its unsharded grads" : "");
     } else {
         term(&ds->weights, (int64_t)wbytes, "%s params%s × %d B %s", np, where, pb, vp_dtype_name(vp_param_dtype(in)));

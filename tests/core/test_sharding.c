@@ -204,6 +204,15 @@ static void deepspeed_default_precision(void **s) {
     int found = 0;
     for (int i = 0; i < e->n_warnings; i++) found |= strstr(e->warnings[i], "DeepSpeed's bf16 mode") != NULL;
     assert_true(found);
+    /* Megatron-LM likewise: --bf16 with fp32 main_grad, master and moments */
+    e = t_estimate(t_fmt("{\"schema\":\"%s\",\"workload\":{\"batch\":1,\"seq\":256},\"instances\":[%s],"
+                         "\"hardware\":{\"count\":8},\"parallel\":{\"dp\":8,\"framework\":\"megatron\",\"distributed_optimizer\":true}}",
+                         VP_PLAN_SCHEMA, t_hf_instance(CFG_GPT2, "")));
+    assert_u64_equal(t_component(e, 0, "master_weights", NULL), 4 * PSI / N);
+    assert_u64_equal(t_component(e, 0, "weights", NULL), 2 * PSI);
+    found = 0;
+    for (int i = 0; i < e->n_warnings; i++) found |= strstr(e->warnings[i], "Megatron's bf16 mode") != NULL;
+    assert_true(found);
     e = zero(3, "amp_bf16");
     assert_u64_equal(t_component(e, 0, "master_weights", NULL), 0);
     assert_u64_equal(t_component(e, 0, "weights", NULL), 4 * PSI / N);
