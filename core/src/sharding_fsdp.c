@@ -118,7 +118,10 @@ void vp_shard_fsdp(const vp_plan *plan, const vp_instance *in, const vp_weights 
     char ng[24];
     vp_fmt_count(ng, sizeof ng, gshard);
     vp_term *gt = ob == 4 ? &ds->grad_fp32 : &ds->grads;
-    if (par->offload_optimizer)
+    /* CPUOffloadPolicy moves the sharded params, their grads and the optimizer step to the CPU
+     * (_fsdp_param.py offload_to_cpu; FSDP1 CPUOffload(offload_params=True) likewise) */
+    int offload = par->offload_optimizer || (par->offload_params && z == 3);
+    if (offload)
         term(gt, 0, "offloaded");
     else
         term(gt, (int64_t)(gshard * ob), "%s sharded .grad: %s elements × %d B %s (reduce-scatter output cast to the param dtype)",
@@ -128,7 +131,7 @@ void vp_shard_fsdp(const vp_plan *plan, const vp_instance *in, const vp_weights 
     double local = shard_un * trainable_frac;
     double per_state = w->trainable > 0 ? (double)o->state_bytes / (double)w->trainable : 0.0;
     double per_temp = w->trainable > 0 ? (double)o->temp_bytes / (double)w->trainable : 0.0;
-    if (par->offload_optimizer) {
+    if (offload) {
         term(&ds->cpu_states, (int64_t)(local * (per_state + ob)), "%s CPU offload: optimizer states and grads of the shard in CPU RAM",
              vname);
         return;
