@@ -248,7 +248,8 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
     int prec = (int)in->precision;
     if ((st = vp_json_opt_enum(o, p, "precision", vp_precision_names, &prec, err))) return st;
     in->precision = (vp_precision)prec;
-    in->precision_set = cJSON_GetObjectItemCaseSensitive(o, "precision") != NULL;
+    const cJSON *pj = cJSON_GetObjectItemCaseSensitive(o, "precision");
+    in->precision_set = pj && !cJSON_IsNull(pj);
     if ((st = vp_json_opt_bool(o, p, "autocast_cache", &in->autocast_cache, err))) return st;
     int q = 0;
     if ((st = vp_json_opt_enum(o, p, "quant", k_quant, &q, err))) return st;
