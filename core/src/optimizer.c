@@ -4,6 +4,7 @@
  *   AdamW foreach: 1 x sizeof(params); fused: 0; for-loop: ~3 x the largest tensor. */
 #include <stdio.h>
 
+#include "precision.h"
 #include "terms.h"
 #include "util.h"
 
@@ -17,8 +18,11 @@ void vp_optimizer_compute(const vp_instance *in, const vp_weights *w, vp_optim *
     int64_t n = w->trainable;
     if (n <= 0) return;
     /* states follow the gradient dtype (torch.optim zeros_like(p)), except with an fp32 master copy,
-     * where the optimizer steps the fp32 master and keeps fp32 states (ZeRO paper §3.1, K = 12) */
-    vp_dtype sdt = in->precision == VP_PREC_BF16_MASTER ? VP_DT_FP32 : w->grad_dtype;
+     * where the optimizer steps the fp32 master and keeps fp32 states (ZeRO paper §3.1, K = 12):
+     * DeepSpeed / Megatron bf16 mode, and fp8 training, whose recipes (Transformer Engine under
+     * Megatron-LM / NeMo, torchao float8 over fp32 FSDP2 shards) keep fp32 master weights and fp32
+     * Adam moments: 4 + 8 B per parameter (precision.c) */
+    vp_dtype sdt = vp_fp32_master(in) ? VP_DT_FP32 : w->grad_dtype;
     int gb = vp_dtype_bytes(sdt);
     const char *dt = vp_dtype_name(sdt);
     char cnt[24];

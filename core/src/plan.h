@@ -69,6 +69,8 @@ typedef struct {
     int shares_weights_with; /* index of another instance whose weights this one runs through, or -1 */
     int logprobs_fp32;   /* the instance's logits are upcast to fp32 for a log-softmax (DPO reference) */
     int64_t edited_layers; /* functional_copy: the last blocks whose MLP weights the edit replaces (MEND: 3) */
+    int precision_set;   /* "precision" was given (otherwise a framework may choose its own: precision.c) */
+    int autocast_cache;  /* torch.autocast(cache_enabled=...): casts of fp32 weights kept until autocast exits */
 } vp_instance;
 
 typedef enum { VP_FW_TORCH = 0, VP_FW_DEEPSPEED, VP_FW_FSDP, VP_FW_MEGATRON } vp_framework;
@@ -87,6 +89,12 @@ typedef struct {
     int grad_as_bucket_view;   /* DDP gradient_as_bucket_view */
     int64_t reduce_bucket, allgather_bucket; /* DeepSpeed bucket sizes, in elements */
     int64_t ddp_bucket_mb;
+    /* PyTorch FSDP and DeepSpeed precision details (plan_parallel_precision.c) */
+    int fsdp_version;          /* 1 = FullyShardedDataParallel, 2 = fully_shard (default) */
+    int fsdp_param_dtype;      /* vp_dtype of MixedPrecision(Policy).param_dtype, -1 = from the precision */
+    int fsdp_reduce_dtype;     /* ... reduce_dtype, -1 = from the precision */
+    int64_t sub_group_size;    /* DeepSpeed ZeRO-3 sub_group_size (elements), default 1e9 */
+    int grad_accum_dtype;      /* DeepSpeed data_types.grad_accum_dtype (vp_dtype), -1 = the model dtype */
 } vp_parallel;
 
 typedef struct vp_plan {

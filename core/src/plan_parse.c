@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "precision.h"
 #include "registry.h"
 #include "terms.h"
 #include "util.h"
@@ -212,7 +213,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
                                 vp_instance *in, vp_error *err) {
     static const char *const keys[] = {"name", "role", "model", "precision", "quant", "double_quant", "finetune",
                                        "optimizer", "grad_ckpt", "attn", "activations", "passes", "placement",
-                                       "shares_weights_with", "logprobs_fp32", "edited_layers", NULL};
+                                       "shares_weights_with", "logprobs_fp32", "edited_layers", "autocast_cache", NULL};
     vp_status st;
     char path[128];
     if (!cJSON_IsObject(o)) return vp_fail(err, VP_ERR_FIELD, p, "%s must be an object", p);
@@ -232,6 +233,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
     in->attn = VP_ATTN_SDPA;
     in->passes = 1;
     in->shares_weights_with = -1;
+    in->autocast_cache = 1; /* torch.autocast(cache_enabled=None) -> torch.is_autocast_cache_enabled(): True */
 
     if ((st = vp_json_opt_str(o, p, "name", in->name, sizeof in->name, err))) return st;
     int role = 0;
@@ -246,6 +248,9 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
     int prec = (int)in->precision;
     if ((st = vp_json_opt_enum(o, p, "precision", vp_precision_names, &prec, err))) return st;
     in->precision = (vp_precision)prec;
+    const cJSON *pj = cJSON_GetObjectItemCaseSensitive(o, "precision");
+    in->precision_set = pj && !cJSON_IsNull(pj);
+    if ((st = vp_json_opt_bool(o, p, "autocast_cache", &in->autocast_cache, err))) return st;
     int q = 0;
     if ((st = vp_json_opt_enum(o, p, "quant", k_quant, &q, err))) return st;
     in->quant = (vp_quant)q;
@@ -470,7 +475,8 @@ static vp_status parse_parallel(const cJSON *o, vp_plan *plan, vp_error *err) {
     static const char *const keys[] = {"dp", "tp", "pp", "vpp", "ep", "sp", "microbatches", "zero", "framework", "fsdp",
                                        "offload_optimizer", "offload_params", "activation_offload",
                                        "distributed_optimizer", "selective_recompute", "gradient_as_bucket_view",
-                                       "reduce_bucket_size", "allgather_bucket_size", NULL};
+                                       "reduce_bucket_size", "allgather_bucket_size",
+                                       "fsdp_version", "fsdp_mixed_precision", "sub_group_size", "grad_accum_dtype", NULL};
     static const char *const fws[] = {"torch", "deepspeed", "fsdp", "megatron", NULL};
     static const char *const fsdps[] = {"full_shard", "shard_grad_op", "hybrid_shard", "no_shard", NULL};
     vp_parallel *p = &plan->par;
@@ -479,6 +485,7 @@ static vp_status parse_parallel(const cJSON *o, vp_plan *plan, vp_error *err) {
     p->dp = p->tp = p->pp = p->ep = 1;
     p->reduce_bucket = 500000000;    /* DeepSpeed config docs: reduce_bucket_size default 5e8 */
     p->allgather_bucket = 500000000; /* allgather_bucket_size default 5e8 */
+    vp_parallel_precision_defaults(p);
     if (!o) return VP_OK;
     if ((st = vp_json_only_keys(o, b, keys, err))) return st;
     if ((st = vp_json_opt_int(o, b, "dp", 1, 1000000, &p->dp, err))) return st;
@@ -511,7 +518,7 @@ static vp_status parse_parallel(const cJSON *o, vp_plan *plan, vp_error *err) {
     if ((st = vp_json_opt_bool(o, b, "gradient_as_bucket_view", &p->grad_as_bucket_view, err))) return st;
     if ((st = vp_json_opt_int(o, b, "reduce_bucket_size", 1, (int64_t)1 << 40, &p->reduce_bucket, err))) return st;
     if ((st = vp_json_opt_int(o, b, "allgather_bucket_size", 1, (int64_t)1 << 40, &p->allgather_bucket, err))) return st;
-    return VP_OK;
+    return vp_parse_parallel_precision(o, p, err);
 }
 
 /* GPUs the hardware has but the plan leaves unused: the sharded instances run on the first
@@ -761,6 +768,7 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
     if ((st = vp_plan_check_magnitudes(plan, err))) goto done;
     if ((st = parse_parallel(cJSON_GetObjectItemCaseSensitive(root, "parallel"), plan, err))) goto done;
     if ((st = validate_layout(plan, err))) goto done;
+    vp_plan_framework_precision(plan);
     if ((st = parse_runtime(cJSON_GetObjectItemCaseSensitive(root, "runtime"), plan, err))) goto done;
     if (plan->mode == VP_MODE_TRAIN || plan->seq == 0) {
         for (i = 0; i < plan->n_instances; i++) {

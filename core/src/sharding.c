@@ -10,14 +10,18 @@
  *    16-bit params and grads in flight (estimate_zero3: largest_layer_memory = 4 × largest layer).
  *  - Megatron accumulates into fp32 main_grad buffers that are never sharded: 18 B/param, or
  *    6 + 12/N_d with the distributed optimizer (megatron/training/theoretical_memory_usage.py).
+ *  - DeepSpeed ZeRO-3 holds its gradient partition from init in grad_accum_dtype and steps one
+ *    sub-group at a time (deepspeed_zero3_grads below, stage3.py lines cited there).
  *  - PyTorch DDP's gradient buckets are a second copy of the gradients unless
  *    gradient_as_bucket_view=True (torch DistributedDataParallel docs).
- *  - FSDP full_shard keeps only shards plus the unsharded unit being computed and the one prefetched.
+ *  - PyTorch FSDP (full_shard, shard_grad_op, hybrid_shard): sharding_fsdp.c, fsdp_shard.c.
+ *  - fp8 (Transformer Engine) weight copies and amax histories: precision.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "precision.h"
 #include "sharding.h"
 #include "util.h"
 
@@ -48,11 +52,10 @@ void vp_devctx_for(const vp_plan *plan, const vp_instance *in, int64_t rank, vp_
     ctx->shard = ctx->zero ? shard : 1;
 }
 
-#define term(t, bytes, ...) term_(ds->quiet, t, bytes, __VA_ARGS__)
-static void term_(int quiet, vp_term *t, int64_t bytes, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void term_(int quiet, vp_term *t, int64_t bytes, const char *fmt, ...) {
+#define term(t, bytes, ...) vp_term_set(ds, t, bytes, __VA_ARGS__)
+void vp_term_set(const vp_devstate *ds, vp_term *t, int64_t bytes, const char *fmt, ...) {
     t->bytes = bytes > 0 ? bytes : 0;
-    if (quiet) {
+    if (ds->quiet) {
         t->explain[0] = '\0';
         return;
     }
@@ -84,6 +87,65 @@ static double device_param_fraction(const vp_instance *in, const vp_devctx *ctx,
     return dev / (double)pc->total;
 }
 
+/* DeepSpeed ZeRO-3's gradient partition, optimizer step and buckets (deepspeed/runtime/zero/stage3.py
+ * @ edaa722):
+ *  - grad_partitions_flat_buffer = torch.zeros(sum(p.partition_numel()), dtype=gradient_accumulation_dtype)
+ *    is allocated once, when the optimizer is built (stage3.py:742-744), so the partition's gradients
+ *    are resident through every phase; gradient_accumulation_dtype is data_types.grad_accum_dtype, or
+ *    the model dtype when unset (engine.py:1485-1496): fp32 under torch.autocast, bf16 in bf16 mode;
+ *  - under torch.autocast the fp32 model params are the master: no second copy (stage3.py:1113-1117);
+ *  - step() works one sub-group at a time (sub_group_size elements, config.py:175 default 1e9): the
+ *    sub-group's gradients are flattened into a fresh fp32 tensor (_prepare_fp32_grad_for_sub_group,
+ *    stage3.py:2398-2417), the optimizer steps that one flat tensor (_optimizer_step, stage3.py:
+ *    1185-1209), and the fp32 gradient is dropped (_release_sub_group, stage3.py:2448-2452);
+ *  - one contiguous reduce bucket of reduce_bucket_size elements per communication dtype (stage3.py:
+ *    456-464, 731-735): with torch_autocast, Linear gradients are reduced in the autocast dtype
+ *    (torch_autocast.py init_autocast_params: comm_dtype) and the others in fp32. */
+static void deepspeed_zero3_grads(const vp_plan *plan, const vp_instance *in, const vp_weights *w, const vp_optim *o,
+                                  double N, double dev_train, const char *nt, vp_devstate *ds) {
+    const vp_parallel *par = &plan->par;
+    int amp = vp_is_amp(in);
+    vp_dtype model = amp || in->precision == VP_PREC_FP32 ? VP_DT_FP32 : vp_param_dtype(in);
+    vp_dtype gad = par->grad_accum_dtype >= 0 ? (vp_dtype)par->grad_accum_dtype : model;
+    int gab = vp_dtype_bytes(gad);
+    double part = dev_train / N;
+    ds->grads_resident = 1;
+    if (gad == VP_DT_FP32)
+        term(&ds->grad_fp32, (int64_t)(part * 4.0),
+             "ZeRO-3 fp32 gradient partition (grad_partitions_flat_buffer, allocated at init): %s × 4 B / %.0f ranks", nt, N);
+    else
+        term(&ds->grads, (int64_t)(part * gab), "ZeRO-3 gradient partition in %s (grad_accum_dtype = the model dtype), "
+             "allocated at init: %s × %d B / %.0f ranks", vp_dtype_name(gad), nt, gab, N);
+    double sub = (double)par->sub_group_size;
+    if (sub > part) sub = part;
+    double temp_per = w->trainable > 0 ? (double)o->temp_bytes / (double)w->trainable : 0.0;
+    term(&ds->opt_temp, (int64_t)(sub * (4.0 + temp_per)),
+         "ZeRO-3 steps one sub-group (%.0fM elements) at a time: its fp32 flat gradient 4 B%s", sub / 1e6,
+         temp_per > 0 ? " + the optimizer's temporaries" : "");
+    if (plan->par.dp > 1) {
+        double elems = (double)par->reduce_bucket;
+        if (elems > dev_train) elems = dev_train;
+        double per = amp ? 2.0 + 4.0 : (double)vp_dtype_bytes(vp_param_dtype(in));
+        term(&ds->buckets, (int64_t)(elems * per), amp ? "ZeRO-3 reduce buckets: %.0fM elements × (2 B autocast-dtype + 4 B fp32)"
+                                                      : "ZeRO-3 reduce bucket: %.0fM elements × %.0f B",
+             elems / 1e6, per);
+    }
+}
+
+/* Transformer Engine fp8 copies (precision.c) of the matmul weights on this device. */
+static void fp8_terms(const vp_instance *in, const vp_devctx *ctx, vp_devstate *ds) {
+    if (in->precision != VP_PREC_FP8 || in->activations == VP_ACT_NO_GRAD) return;
+    double lin = (double)in->pc.linear_in_layers * ds->layer_frac / (double)ctx->tp;
+    char n[24];
+    vp_fmt_count(n, sizeof n, lin);
+    term(&ds->fp8_weights, vp_fp8_weight_copy_bytes(lin),
+         "Transformer Engine fp8 weights: %s matmul weights × (1 B row-wise + 1 B transpose for backward)", n);
+    int64_t blocks = (int64_t)((double)in->arch.layers * ds->layer_frac + 0.5);
+    term(&ds->fp8_meta, vp_fp8_meta_bytes(blocks * vp_fp8_gemms_per_block(in)),
+         "fp8 amax histories: %lld GEMMs × 5 quantizers × 1024 steps × 4 B (DelayedScaling)",
+         (long long)(blocks * vp_fp8_gemms_per_block(in)));
+}
+
 void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weights *w, const vp_optim *o,
                       const vp_devctx *ctx, vp_devstate *ds) {
     memset(ds, 0, sizeof *ds);
@@ -93,7 +155,15 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
     double N = (double)ctx->shard;
     int z = ctx->zero;
     vp_framework fw = in->sharded ? par->framework : VP_FW_TORCH;
-    int master = in->precision == VP_PREC_BF16_MASTER;
+    /* torch.autocast casts fp32 weights for the matmuls; its cache (cache_enabled) keeps each cast of a
+     * leaf parameter until the autocast region exits (aten/src/ATen/autocast_mode.cpp cached_cast) */
+    ds->no_casts = !vp_is_amp(in);
+    ds->casts_cached = in->autocast_cache;
+    if (fw == VP_FW_FSDP && z >= 2 && !in->stream_from_cpu) {
+        vp_shard_fsdp(plan, in, w, o, ctx, frac, ds);
+        return;
+    }
+    int master = vp_fp32_master(in);
     int pb = vp_dtype_bytes(vp_param_dtype(in));
     int gb = vp_dtype_bytes(w->grad_dtype);
     double dev_params = (double)w->base_params * frac;
@@ -120,11 +190,11 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
             term(&ds->cpu_weights, (int64_t)(wbytes / N), "ZeRO-3 parameter offload: the %s-param shard lives in CPU RAM", np);
         else
             term(&ds->weights, (int64_t)(wbytes / N), "%s params%s × %d B / %.0f ranks (ZeRO-3 / full shard)", np, where, pb, N);
-        /* the layer being computed (and the prefetched one, FSDP) gathered in 16-bit, with its grads */
+        /* the layer being computed gathered, with its grads: DeepSpeed's estimate_zero3 counts
+         * largest_layer_memory = 4 × largest layer (2 B params + 2 B grads) */
         int64_t layer = in->pc.largest_layer;
-        double units = fw == VP_FW_FSDP ? 2.0 : 1.0;
-        term(&ds->gathered, (int64_t)((double)layer / (double)ctx->tp * (units * pb + (dev_train > 0 ? gb : 0))),
-             "largest layer (%lld params) gathered: %.0f × %d B params%s", (long long)layer, units, pb,
+        term(&ds->gathered, (int64_t)((double)layer / (double)ctx->tp * (pb + (dev_train > 0 ? gb : 0))),
+             "largest layer (%lld params) gathered: %d B params%s", (long long)layer, pb,
              dev_train > 0 ? " + its unsharded grads" : "");
     } else {
         term(&ds->weights, (int64_t)wbytes, "%s params%s × %d B %s", np, where, pb, vp_dtype_name(vp_param_dtype(in)));
@@ -137,22 +207,24 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
          (int)(w->adapter_params ? w->adapter_bytes / w->adapter_params : 0),
          in->ft == VP_FT_ADAPTER ? vp_dtype_name(vp_param_dtype(in)) : vp_dtype_name(in->lora_dtype));
     if (dev_train <= 0) return;
+    fp8_terms(in, ctx, ds);
 
     /* ---- gradients ---- */
+    int ds_z3 = fw == VP_FW_DEEPSPEED && z == 3 && !off_opt;
     if (fw == VP_FW_MEGATRON) {
         /* fp32 main_grad buffers, never sharded (the distributed optimizer shards only the states) */
         term(&ds->grads, (int64_t)(dev_train * 4.0), "%s params × 4 B fp32 main_grad (Megatron)", nt);
     } else if (off_opt) {
         term(&ds->grads, 0, "offloaded");
-    } else if (fw == VP_FW_DEEPSPEED && master && z == 3) {
-        /* ZeRO-3 reduce-scatters each layer's 16-bit grads (counted with the gathered layer) straight
-         * into the fp32 gradient of the partition: DeepSpeed's own estimate_zero3 counts 18 B/param
-         * = 2 (16-bit param shard) + 4 (fp32 grad) + 4 (fp32 master) + 8 (Adam) over the ranks */
-        term(&ds->grad_fp32, (int64_t)(dev_train * 4.0 / N), "DeepSpeed fp32 gradient of the partition: %s × 4 B / ranks", nt);
+    } else if (ds_z3) {
+        /* each layer's 16-bit grads are counted with the gathered layer; the partition: */
+        deepspeed_zero3_grads(plan, in, w, o, N, dev_train, nt, ds);
     } else {
         double gdiv = z >= 2 ? N : 1.0;
         term(&ds->grads, (int64_t)(dev_train * gb / gdiv), "%s trainable params × %d B %s%s", nt, gb, vp_dtype_name(w->grad_dtype),
              z >= 2 ? " / ranks (ZeRO-2+)" : "");
+        /* stage_1_and_2.py step(): the partition's gradients flattened into an fp32 copy
+         * (single_partition_of_fp32_groups[i].grad); DeepSpeed's estimator counts it as 4_grads_32bit */
         if (fw == VP_FW_DEEPSPEED && master)
             term(&ds->grad_fp32, (int64_t)(dev_train * 4.0 / (z >= 1 ? N : 1.0)),
                  "DeepSpeed fp32 gradient of the optimizer partition: %s × 4 B%s", nt, z >= 1 ? " / ranks" : "");
@@ -172,11 +244,14 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
     } else {
         term(&ds->states, (int64_t)((double)o->state_bytes * frac / odiv), "%s%s", o->state_explain,
              odiv > 1 ? " / ranks (ZeRO-1+)" : "");
-        term(&ds->opt_temp, (int64_t)((double)o->temp_bytes * frac / odiv), "%s", o->temp_explain);
+        if (!ds_z3) term(&ds->opt_temp, (int64_t)((double)o->temp_bytes * frac / odiv), "%s", o->temp_explain);
     }
+    if (ds_z3 && vp_is_amp(in) && !ds->quiet)
+        vp_strlcpy(ds->gathered.explain, "largest layer gathered: bf16 all-gather into its fp32 param.data + its fp32 grads; "
+                   "autocast caches a bf16 copy of each (same nn.Parameter)", sizeof ds->gathered.explain);
 
     /* ---- communication buffers ---- */
-    if (in->sharded && par->dp > 1) {
+    if (in->sharded && par->dp > 1 && !ds_z3) {
         if (fw == VP_FW_TORCH && z == 0 && !par->grad_as_bucket_view)
             term(&ds->buckets, (int64_t)(dev_train * gb), "DDP gradient buckets: a second copy of the %s grads "
                  "(gradient_as_bucket_view=False)", nt);

@@ -31,6 +31,13 @@ typedef struct {
     double logits_div;      /* vocab-parallel logits divisor */
     int has_embed, has_head;
     int64_t head_grad_bytes;
+    /* what sharding does to the rest of the step (sharding.c, sharding_fsdp.c) */
+    vp_term gathered_bwd;   /* extra in backward: a unit's unsharded grads and reduce-scatter buffers (FSDP) */
+    vp_term fp8_weights;    /* Transformer Engine fp8 weight workspaces (row-wise + transpose) */
+    vp_term fp8_meta;       /* Transformer Engine amax histories and scales */
+    int grads_resident;     /* the gradient partition is allocated once, at init (DeepSpeed ZeRO-3) */
+    int no_casts;           /* weights reach the matmuls already in the compute dtype: no autocast copies */
+    int casts_cached;       /* autocast's cache keeps each cast weight until the forward ends */
 } vp_devstate;
 
 /* The device context of GPU `rank` for an instance (sharded instances follow plan->par). */
@@ -38,5 +45,10 @@ void vp_devctx_for(const vp_plan *plan, const vp_instance *in, int64_t rank, vp_
 /* Device-level bytes of weights, gradients, optimizer state and communication buffers. */
 void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weights *w, const vp_optim *o,
                       const vp_devctx *ctx, vp_devstate *ds);
+/* The FSDP part (sharding_fsdp.c): model states of a framework "fsdp" instance with ZeRO-like sharding. */
+void vp_shard_fsdp(const vp_plan *plan, const vp_instance *in, const vp_weights *w, const vp_optim *o,
+                   const vp_devctx *ctx, double frac, vp_devstate *ds);
+/* Set a term's bytes and explanation (no explanation when ds->quiet). */
+void vp_term_set(const vp_devstate *ds, vp_term *t, int64_t bytes, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -43,6 +43,8 @@ void vp_inst_calc_init(const vp_plan *plan, const vp_instance *in, int64_t rank,
     /* Megatron's DistributedDataParallel allocates its fp32 main_grad buffer when the model is
      * wrapped, so it is resident through the whole step (megatron/core/distributed) */
     c->grads_resident = in->sharded && par->framework == VP_FW_MEGATRON && c->ds.grads.bytes > 0;
+    /* DeepSpeed ZeRO-3 allocates its gradient partition when the optimizer is built (sharding.c) */
+    if (c->ds.grads_resident && c->ds.grads.bytes > 0) c->grads_resident = 1;
     /* with gradient accumulation the .grad tensors of the previous micro-batches stay allocated
      * through the next forward and backward (zero_grad only runs after optimizer.step) */
     if (plan->grad_accum > 1 && in->activations == VP_ACT_TRAIN && c->ds.grads.bytes > 0) c->grads_resident = 1;
@@ -75,6 +77,13 @@ void vp_add_resident(vp_moment *m, const vp_inst_calc *c, int with_state) {
                       "tensors (monkeypatch in_place)", (long long)vp_functional_copy_edited_params(c->in),
                       (long long)c->in->edited_layers);
     if (c->grads_resident) add_term(m, &c->owner, "grads", "Gradients", &d->grads);
+    if (d->grads_resident) add_term(m, &c->owner, "grads_fp32", "Sharded fp32 gradients", &d->grad_fp32);
+    /* Transformer Engine caches the fp8 weights across micro-batches when the caller passes
+     * is_first_microbatch, as Megatron-LM does (precision.c) */
+    if (c->in->sharded && c->in->precision == VP_PREC_FP8 && c->ds.fp8_weights.bytes > 0 &&
+        c->a.megatron)
+        add_term(m, &c->owner, "fp8_weights", "fp8 weight copies (TE workspaces)", &d->fp8_weights);
+    add_term(m, &c->owner, "fp8_meta", "fp8 amax histories", &d->fp8_meta);
     if (with_state) {
         add_term(m, &c->owner, "master_weights", "fp32 master weights", &d->master);
         add_term(m, &c->owner, "optimizer_state", "Optimizer state", &d->states);
@@ -102,7 +111,7 @@ static void add_backward_workspace(vp_moment *m) {
 /* bf16 copies of the matmul weights that autocast makes in forward; the matmuls save them for
  * backward (memory-facts §2.5: ≈ 2 B per parameter held from forward to backward). */
 int64_t vp_amp_weight_copies(const vp_inst_calc *c) {
-    if (!vp_is_amp(c->in) || c->in->activations == VP_ACT_NO_GRAD) return 0;
+    if (!vp_is_amp(c->in) || c->in->activations == VP_ACT_NO_GRAD || c->ds.no_casts) return 0;
     const vp_param_counts *pc = &c->in->pc;
     double n = (double)pc->linear_in_layers * c->ds.layer_frac / c->act_div_shard;
     const vp_arch *a = &c->in->arch;
@@ -201,7 +210,7 @@ static void logits_terms(vp_moment *m, const vp_inst_calc *c, int which) {
 
 static void add_grads(vp_moment *m, const vp_inst_calc *c) {
     if (!c->grads_resident) add_term(m, &c->owner, "grads", "Gradients", &c->ds.grads);
-    add_term(m, &c->owner, "grads_fp32", "fp32 gradient partition", &c->ds.grad_fp32);
+    if (!c->ds.grads_resident) add_term(m, &c->owner, "grads_fp32", "Sharded fp32 gradients", &c->ds.grad_fp32);
 }
 
 static void add_sharding_buffers(vp_moment *m, const vp_inst_calc *c, int in_flight) {
@@ -266,8 +275,19 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         } else {
             add_acts(f, c, passes, graphs, 0, graphs > 1 ? "graphs of all passes" : "saved for backward");
         }
-        vp_moment_add(f, &c->owner, "weights_lowp_copy", "Autocast weight copies", casts,
-                      "autocast bf16 copies of %s matmul weights × 2 B, saved for backward", cnt);
+        if (gc && !c->ds.casts_cached && casts > 0) {
+            /* without autocast's cache a checkpointed block's casts die with each matmul; only the
+             * output head's copy is saved for backward */
+            if (c->on_head)
+                vp_moment_add(f, &c->owner, "weights_lowp_copy", "Autocast weight copies", 2 * c->in->arch.vocab * c->in->arch.hidden,
+                              "bf16 copy of the output head, saved for backward (autocast cache off: block casts are per matmul)");
+        } else {
+            vp_moment_add(f, &c->owner, "weights_lowp_copy", "Autocast weight copies", casts,
+                          gc ? "autocast's cache keeps the bf16 copies of %s matmul weights × 2 B until the forward ends"
+                             : "autocast bf16 copies of %s matmul weights × 2 B, saved for backward", cnt);
+        }
+        if (c->in->precision == VP_PREC_FP8 && !c->a.megatron)
+            add_term(f, &c->owner, "fp8_weights", "fp8 weight copies", &c->ds.fp8_weights);
         add_kv_train(f, c, gc, 0);
         logits_terms(f, c, 0);
         if (graphs > 1 && c->on_head && c->l.elems > 0)
@@ -281,7 +301,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_strlcpy(b0->phase, "backward", sizeof b0->phase);
         vp_moment_remove(b0, "logits", c->owner.instance);
         logits_terms(b0, c, 1);
-        if (gc && vp_is_amp(c->in)) {
+        if (gc && casts > 0) {
             /* autocast's cache is dropped when the autocast region exits; only the head's copy is saved */
             vp_moment_remove(b0, "weights_lowp_copy", c->owner.instance);
             if (c->on_head)
@@ -296,13 +316,14 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_strlcpy(b1->phase, "backward", sizeof b1->phase);
         vp_moment_remove(b1, "logits", c->owner.instance);
         logits_terms(b1, c, 2);
-        if (gc && vp_is_amp(c->in)) {
+        if (gc && casts > 0) {
             vp_moment_remove(b1, "weights_lowp_copy", c->owner.instance);
             vp_moment_add(b1, &c->owner, "weights_lowp_copy", "Autocast weight copies",
                           2 * (c->in->pc.per_layer_attn + c->in->pc.per_layer_mlp), "bf16 copies of the recomputed block's weights");
         }
         if (c->in->ft == VP_FT_FULL && c->on_head && !c->grads_resident)
             vp_moment_add(b1, &c->owner, "grads", "Gradients", c->ds.head_grad_bytes, "output-head gradients first");
+        add_term(b1, &c->owner, "gathered_grads", "Unsharded unit grads + reduce-scatter (FSDP)", &c->ds.gathered_bwd);
         if (c->in->arch.experts && c->in->ft == VP_FT_FULL) {
             /* the first MoE block backward reaches: grouped_mm's weight gradient (derivatives.yaml
              * _grouped_mm, mat2: _grouped_mm_mat2_backward) is one tensor of the whole stacked
@@ -342,6 +363,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         for (int k = 0; k < n; k++)
             if (cs[k].in->activations == VP_ACT_TRAIN || cs[k].in->activations == VP_ACT_KEEP_GRAPH) add_grads(b2, &cs[k]);
         add_sharding_buffers(b2, c, 1);
+        add_term(b2, &c->owner, "gathered_grads", "Unsharded unit grads + reduce-scatter (FSDP)", &c->ds.gathered_bwd);
         add_kv_train(b2, c, gc, 1);
         logits_terms(b2, c, 2);
         vp_moment_add(b2, &c->owner, "backward_temp", "Gradient temporaries", (int64_t)((double)T * bwd_temp),
@@ -353,6 +375,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_strlcpy(s->phase, "optimizer_step", sizeof s->phase);
         vp_moment_remove(s, "backward_temp", NULL);
         vp_moment_remove(s, "gathered_params", NULL);
+        vp_moment_remove(s, "gathered_grads", NULL);
         add_term(s, &c->owner, "optimizer_temp", "Optimizer step temporaries", &c->ds.opt_temp);
         vp_sink_push(out, f);
         vp_sink_push(out, b0);

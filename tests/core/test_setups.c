@@ -83,7 +83,11 @@ static void zero_paper_figure1(void **state) {
 /* DeepSpeed estimators (memory-facts §2.1), N = 16 GPUs, Ψ = 8,030,261,248 (Llama-3.1-8B):
  *   zero2: gpu = 2Ψ + 18Ψ/N  ("18 = 2_grads_16bit + 4_grads_32bit + 4_params_32bit + 8_optimizer_states_32bit")
  *   zero3: gpu = 4·largest_layer + 18Ψ/N;  + offload optimizer: 4·largest + 2Ψ/N;  + offload params: 4·largest
- * largest layer of Llama-3.1-8B: the embedding, 128256 × 4096 = 525,336,576 params. */
+ * largest layer of Llama-3.1-8B: the embedding, 128256 × 4096 = 525,336,576 params.
+ * ZeRO-3's "4_grads_32bit" is its gradient partition held in fp32: grad_partitions_flat_buffer has
+ * dtype gradient_accumulation_dtype (stage3.py:742-744), fp32 when data_types.grad_accum_dtype is
+ * "fp32"; unset, it is the model dtype (engine.py:1485-1496), bf16 here, and the partition is 2Ψ/N
+ * (16 B/param resident, the fp32 copy made one sub-group at a time in step()). */
 static void deepspeed_estimators(void **state) {
     (void)state;
     const double psi = 8030261248.0, n = 16.0, largest = 128256.0 * 4096.0;
@@ -91,8 +95,11 @@ static void deepspeed_estimators(void **state) {
     double z2 = model_states(DSPLAN(2, ""), 0, &p);
     assert_int_equal(p, 8030261248LL);
     assert_true(fabs(z2 - (2.0 * psi + 18.0 * psi / n)) / z2 < 1e-6);
-    double z3 = model_states(DSPLAN(3, ""), 0, NULL);
+    double z3 = model_states(DSPLAN(3, ",\"grad_accum_dtype\":\"fp32\""), 0, NULL);
     assert_true(fabs(z3 - (4.0 * largest + 18.0 * psi / n)) / z3 < 1e-6);
+    /* DeepSpeed's default grad_accum_dtype (the model's bf16): 2Ψ/N instead of 4Ψ/N */
+    double z3b = model_states(DSPLAN(3, ""), 0, NULL);
+    assert_true(fabs(z3b - (4.0 * largest + 16.0 * psi / n)) / z3b < 1e-6);
     double z3o = model_states(DSPLAN(3, ",\"offload_optimizer\":true"), 0, NULL);
     assert_true(fabs(z3o - (4.0 * largest + 2.0 * psi / n)) / z3o < 1e-6);
     double z3op = model_states(DSPLAN(3, ",\"offload_optimizer\":true,\"offload_params\":true"), 0, NULL);
@@ -222,7 +229,8 @@ static void examples_load(void **state) {
     (void)state;
     const char *files[] = {"cogvideox-unlearning.json", "phi3-dpo-reference.json", "qwen2vl-mend-two-gpus.json",
                            "llama2-7b-full-fp32.json", "llama2-7b-lora-24gb.json", "llama2-7b-qlora-24gb.json",
-                           "rlhf-ppo.json", "distillation-teacher.json", "diffusion-ema.json"};
+                           "rlhf-ppo.json", "distillation-teacher.json", "diffusion-ema.json",
+                           "llama31-70b-fsdp2-8xh100.json", "llama31-70b-zero3-8xh100.json"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         vp_plan *p = plan_or_die(read_example(files[i]));
         vp_estimate *e = malloc(sizeof *e);
@@ -262,6 +270,129 @@ static void phi3_dpo_does_not_fit(void **state) {
     vp_plan_free(p);
 }
 
+
+/* ---- FSDP mixed precision and the 70B / 8-GPU case (issue 11) --------------------------------------- */
+
+static double peak_gib(const char *json, int64_t *gpu_phase_out) {
+    vp_plan *pl = plan_or_die(json);
+    vp_estimate *e = malloc(sizeof *e);
+    vp_error err;
+    assert_int_equal(vp_estimate_plan(pl, e, &err), VP_OK);
+    double g = (double)e->devices[0].peak_alloc_bytes / 1073741824.0;
+    (void)gpu_phase_out;
+    free(e);
+    vp_plan_free(pl);
+    return g;
+}
+
+#define FSDP8B(inst, par)                                                                                      \
+    "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":1,\"seq\":256},"                                   \
+    "\"instances\":[{\"model\":{\"preset\":\"llama-3.1-8b\"},\"precision\":\"amp_bf16\"" inst "}],"              \
+    "\"hardware\":{\"count\":8},\"parallel\":{\"dp\":8,\"fsdp\":\"full_shard\"" par "}}"
+
+/* MixedPrecisionPolicy(param_dtype, reduce_dtype): gathered units in param_dtype, sharded .grad in the
+ * original dtype (fp32: the grads_fp32 term), a block's reduce-scatter input in reduce_dtype.
+ * Llama-3.1-8B: root unit = embed + lm_head + norm = 2 × 525,336,576 + 4096; one block 218,112,000;
+ * gathered in forward = root + this block + the prefetched one = 1,487,901,248 elements. */
+static void fsdp_mixed_precision(void **state) {
+    (void)state;
+    const double root = 2 * 525336576.0 + 4096, block = 218112000.0, psi = 8030261248.0;
+    vp_inst_calc c;
+    /* default for amp_bf16: accelerate's MixedPrecisionPolicy(bf16, bf16, bf16) (dataclasses.py:2119-2126) */
+    vp_plan *p = plan_or_die(FSDP8B("", ""));
+    vp_inst_calc_init(p, &p->inst[0], 0, &c);
+    assert_true(fabs((double)c.ds.gathered.bytes - (root + 2 * block) * 2) < 1);
+    assert_true(fabs((double)c.ds.grad_fp32.bytes - psi / 8 * 4) < 1);
+    assert_true(fabs((double)c.ds.gathered_bwd.bytes - block * (2 + 2)) < 1);
+    assert_true(c.ds.no_casts); /* bf16 weights reach the matmuls: autocast casts nothing */
+    assert_int_equal(c.ds.master.bytes, 0); /* the fp32 shards are what AdamW steps */
+    vp_plan_free(p);
+    p = plan_or_die(FSDP8B("", ",\"fsdp_mixed_precision\":{\"param_dtype\":\"bf16\",\"reduce_dtype\":\"fp32\"}"));
+    vp_inst_calc_init(p, &p->inst[0], 0, &c);
+    assert_true(fabs((double)c.ds.gathered_bwd.bytes - block * (2 + 4)) < 1);
+    vp_plan_free(p);
+    /* no policy: fp32 units gathered, autocast casts per matmul; FSDP2 reuses one unsharded
+     * nn.Parameter, so the cast cache keeps every copy until forward ends; FSDP1's views are not cached */
+    p = plan_or_die(FSDP8B("", ",\"fsdp_mixed_precision\":{\"param_dtype\":\"fp32\"}"));
+    vp_inst_calc_init(p, &p->inst[0], 0, &c);
+    assert_true(fabs((double)c.ds.gathered.bytes - (root + 2 * block) * 4) < 1);
+    assert_false(c.ds.no_casts);
+    assert_true(c.ds.casts_cached);
+    vp_plan_free(p);
+    p = plan_or_die(FSDP8B("", ",\"fsdp_version\":1,\"fsdp_mixed_precision\":{\"param_dtype\":\"fp32\"}"));
+    vp_inst_calc_init(p, &p->inst[0], 0, &c);
+    assert_false(c.ds.casts_cached);
+    vp_plan_free(p);
+}
+
+#define L70(inst, par)                                                                                         \
+    "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":1,\"seq\":2048},"                                  \
+    "\"instances\":[{\"model\":{\"preset\":\"llama-3.1-70b\"},\"grad_ckpt\":{\"every\":1}" inst "}],"           \
+    "\"hardware\":{\"gpu\":\"h100-sxm-80gb\",\"count\":8},\"parallel\":{\"dp\":8," par "}}"
+
+/* Llama-3.1-70B full fine-tune, 8 H100s, checkpointing every block, 1 × 2048 tokens. Model states
+ * 16 B/param / 8 = 131.4 GiB (Ψ = 70,553,706,496), with the sharded fp32 gradients a component of
+ * their own (4Ψ/8 = 32.85 GiB). */
+static void llama70b_eight_gpus(void **state) {
+    (void)state;
+    const double psi = 70553706496.0, states = 16.0 * psi / 8.0 / 1073741824.0;
+    vp_inst_calc c;
+    /* ZeRO-3 under torch.autocast: the fp32 gradient partition (stage3.py:742) is resident */
+    vp_plan *p = plan_or_die(L70(",\"precision\":\"amp_bf16\"", "\"zero\":3"));
+    vp_inst_calc_init(p, &p->inst[0], 0, &c);
+    assert_true(fabs((double)c.ds.grad_fp32.bytes - 4.0 * psi / 8.0) < 1);
+    assert_true(c.ds.grads_resident);
+    assert_int_equal(c.ds.master.bytes, 0);
+    vp_plan_free(p);
+    /* FSDP2 full_shard: sharded fp32 .grad */
+    p = plan_or_die(L70(",\"precision\":\"amp_bf16\"", "\"fsdp\":\"full_shard\""));
+    vp_inst_calc_init(p, &p->inst[0], 0, &c);
+    assert_true(fabs((double)c.ds.grad_fp32.bytes - 4.0 * psi / 8.0) < 1);
+    vp_plan_free(p);
+    /* peaks per GPU, GiB */
+    double z3_nocache = peak_gib(L70(",\"precision\":\"amp_bf16\",\"autocast_cache\":false", "\"zero\":3"), NULL);
+    double z3_bf16 = peak_gib(L70("", "\"zero\":3"), NULL); /* DeepSpeed's own bf16 mode */
+    double fsdp_fused = peak_gib(L70(",\"precision\":\"amp_bf16\",\"optimizer\":{\"name\":\"adamw\",\"impl\":\"fused\"}",
+                                     "\"fsdp\":\"full_shard\""), NULL);
+    double fsdp_foreach = peak_gib(L70(",\"precision\":\"amp_bf16\"", "\"fsdp\":\"full_shard\""), NULL);
+    double z3_cache = peak_gib(L70(",\"precision\":\"amp_bf16\"", "\"zero\":3"), NULL);
+    fprintf(stderr, "70B/8: zero3 amp cache-off %.2f, zero3 bf16 %.2f, fsdp fused %.2f, fsdp foreach %.2f, zero3 amp cache-on %.2f GiB\n",
+            z3_nocache, z3_bf16, fsdp_fused, fsdp_foreach, z3_cache);
+    assert_true(z3_nocache > states && z3_nocache < 160.0);
+    assert_true(z3_bf16 > states && z3_bf16 < 160.0);
+    assert_true(fsdp_fused > states && fsdp_fused < 160.0);
+    /* foreach AdamW over the fp32 shards adds one shard-sized fp32 intermediate at the step: params,
+     * grads, m, v and the intermediate = 20Ψ/8 = 164.3 GiB (+ the output logits and cuBLAS workspace) */
+    assert_true(fabs(fsdp_foreach - 20.0 * psi / 8.0 / 1073741824.0) < 1.0);
+    /* with autocast's cache on, ZeRO-3 (same nn.Parameter, .data swapped) keeps every block's bf16 cast
+     * until forward ends: 2 B × the matmul weights on top */
+    assert_true(z3_cache > z3_nocache + 100.0);
+}
+
+/* fp8 training keeps fp32 master weights and fp32 Adam moments: 4 + 8 B per parameter. */
+static void fp8_keeps_fp32_optimizer_state(void **state) {
+    (void)state;
+    vp_plan *p = plan_or_die("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":1,\"seq\":512},"
+                             "\"instances\":[{\"model\":{\"preset\":\"llama-3.1-8b\"},\"precision\":\"fp8\"}],"
+                             "\"hardware\":{\"count\":8},\"parallel\":{\"tp\":8,\"framework\":\"megatron\",\"distributed_optimizer\":false}}");
+    vp_inst_calc c;
+    vp_inst_calc_init(p, &p->inst[0], 0, &c);
+    double dev = (double)c.ds.weights.bytes / 2.0; /* bf16 params on this device */
+    assert_true((double)c.ds.states.bytes >= 8.0 * dev * 0.999);
+    assert_true((double)c.ds.master.bytes >= 4.0 * dev * 0.999);
+    assert_true(c.ds.fp8_weights.bytes > 0 && c.ds.fp8_meta.bytes > 0);
+    vp_plan_free(p);
+    /* torchao float8 over FSDP2: fp32 shards are the master, fp32 m and v, fp8 all-gather */
+    p = plan_or_die("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":1,\"seq\":512},"
+                    "\"instances\":[{\"model\":{\"preset\":\"llama-3.1-8b\"},\"precision\":\"fp8\"}],"
+                    "\"hardware\":{\"count\":8},\"parallel\":{\"dp\":8,\"fsdp\":\"full_shard\"}}");
+    vp_inst_calc_init(p, &p->inst[0], 0, &c);
+    assert_true(fabs((double)c.ds.states.bytes - 8.0 * 8030261248.0 / 8) < 1);
+    assert_true(fabs((double)c.ds.weights.bytes - 4.0 * 8030261248.0 / 8) < 1);
+    assert_true(fabs((double)c.ds.gathered.bytes - (2 * 525336576.0 + 4096 + 2 * 218112000.0)) < 1);
+    vp_plan_free(p);
+}
+
 int main(void) {
     vp_error err;
     g_reg = vp_registry_builtin(&err);
@@ -270,7 +401,8 @@ int main(void) {
         cmocka_unit_test(zero_paper_figure1),    cmocka_unit_test(deepspeed_estimators),
         cmocka_unit_test(megatron_theoretical_memory), cmocka_unit_test(tp_is_monotone),
         cmocka_unit_test(bad_layouts),           cmocka_unit_test(examples_load),
-        cmocka_unit_test(phi3_dpo_does_not_fit),
+        cmocka_unit_test(phi3_dpo_does_not_fit), cmocka_unit_test(fsdp_mixed_precision),
+        cmocka_unit_test(llama70b_eight_gpus),   cmocka_unit_test(fp8_keeps_fp32_optimizer_state),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     vp_registry_free(g_reg);

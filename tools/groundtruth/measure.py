@@ -11,6 +11,16 @@ Copied from shared/groundtruth/measure.py (read-only there) and extended for iss
   * --bisect SPEC.json OUT.jsonl: the largest batch / seq / new_tokens that runs, each trial a
     fresh process, every trial's record kept.
 
+  * case "fsdp" (issue 11): rank 0 of an N-rank FSDP job on this one GPU, through PyTorch's fake
+    process group (torch.testing._internal.distributed.fake_pg): collectives do nothing, but every
+    shard, all-gather output, unsharded gradient and reduce-scatter buffer is allocated at its real
+    size, so the per-rank peak of world sizes 2..64 is measured exactly. Keys:
+      {"world": 8, "version": 2, "param_dtype": "bf16"|null, "reduce_dtype": "bf16"|"fp32"|null,
+       "reshard_after_forward": true, "init": "cuda"|"meta"}
+    "init": "meta" builds the model on the meta device and materializes only the shards (for models
+    larger than one GPU); rotary inv_freq buffers are recomputed after to_empty.
+    case "autocast_cache": false runs torch.autocast(cache_enabled=False).
+
 Each case runs in its own subprocess so peaks and the CUDA context are clean.
 Models are built from config (random init): no weights are downloaded.
 Usage: measure.py CASES.json OUT.jsonl            (driver)
@@ -70,12 +80,14 @@ def build(case, torch):
     cfg = AutoConfig.for_model(mtype, **kw)
     wdtype = torch.float32 if case["mode"] in ("fp32", "amp_bf16") else torch.bfloat16
     attn = case.get("attn", "sdpa")
-    with torch.device("cuda"):
+    meta = (case.get("fsdp") or {}).get("init") == "meta"
+    with torch.device("meta" if meta else "cuda"):
         if mtype == "t5":
             model = T5ForConditionalGeneration._from_config(cfg, dtype=wdtype)
         else:
             model = AutoModelForCausalLM.from_config(cfg, dtype=wdtype, attn_implementation=attn)
-    model.to(wdtype)
+    if not meta:
+        model.to(wdtype)
     return model, cfg, wdtype, attn
 
 
@@ -117,6 +129,65 @@ def write_trace(torch, path, res):
     with gzip.open(path, "wt") as f:
         json.dump(dict(id=res["case"].get("id"), fields=["action", "addr", "size", "stream", "frame"],
                        events=ev, segments=segs, result={k: v for k, v in res.items() if k != "case"}), f)
+
+
+DT = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16", None: None}
+
+
+def _layers(model):
+    """The transformer blocks, each wrapped as one FSDP unit (as accelerate's transformer-layer policy
+    does): modules named *DecoderLayer / *Block / *EncoderLayer that are not inside another one
+    (MixtralSparseMoeBlock sits inside MixtralDecoderLayer)."""
+    names = ("DecoderLayer", "Block", "EncoderLayer")
+    found = []
+    def walk(m):
+        for c in m.children():
+            if type(c).__name__.endswith(names):
+                found.append(c)
+            else:
+                walk(c)
+    walk(model)
+    return found
+
+
+def fsdp_wrap(case, model, torch):
+    """Shard `model` as rank 0 of a world of f["world"] ranks on the fake process group."""
+    import torch.distributed as dist
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+    f = case["fsdp"]
+    world = int(f["world"])
+    if not dist.is_initialized():
+        dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=world)
+    dt = lambda k: getattr(torch, DT[f.get(k)]) if f.get(k) else None
+    layers = _layers(model)
+    if f.get("version", 2) == 1:
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision, ShardingStrategy
+        from torch.distributed.fsdp.wrap import ModuleWrapPolicy
+        mp = None
+        if f.get("param_dtype") or f.get("reduce_dtype"):
+            mp = MixedPrecision(param_dtype=dt("param_dtype"), reduce_dtype=dt("reduce_dtype"), buffer_dtype=dt("param_dtype"))
+        strat = ShardingStrategy.FULL_SHARD if f.get("reshard_after_forward", True) else ShardingStrategy.SHARD_GRAD_OP
+        return FSDP(model, auto_wrap_policy=ModuleWrapPolicy({type(layers[0])}), mixed_precision=mp,
+                    sharding_strategy=strat, device_id=torch.cuda.current_device(), use_orig_params=True)
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import fully_shard, MixedPrecisionPolicy
+    mesh = init_device_mesh("cuda", (world,))
+    mp = MixedPrecisionPolicy(param_dtype=dt("param_dtype"), reduce_dtype=dt("reduce_dtype"))
+    raf = f.get("reshard_after_forward", True)
+    for layer in layers:
+        fully_shard(layer, mesh=mesh, mp_policy=mp, reshard_after_forward=raf)
+    fully_shard(model, mesh=mesh, mp_policy=mp, reshard_after_forward=raf)
+    if f.get("init") == "meta":
+        model.to_empty(device="cuda")
+        with torch.no_grad():
+            for m in model.modules():
+                if hasattr(m, "inv_freq") and hasattr(m, "rope_init_fn"):
+                    inv, _ = m.rope_init_fn(m.config, torch.device("cuda"))
+                    m.register_buffer("inv_freq", inv, persistent=False)
+                    m.original_inv_freq = inv
+            for p in model.parameters():
+                p.normal_(0, 0.02)
+    return model
 
 
 def run_case(case):
@@ -167,6 +238,9 @@ def run_case(case):
                 if case.get("lora"):
                     model.enable_input_require_grads()
             model.train()
+            if case.get("fsdp"):
+                model = fsdp_wrap(case, model, torch)
+                res["fsdp"] = case["fsdp"]
             params = [p for p in model.parameters() if p.requires_grad]
             res["params_trainable"] = sum(p.numel() for p in params)
             opt_name = case.get("optim", "adamw")
@@ -205,7 +279,8 @@ def run_case(case):
                 elif case.get("ref_adapter_off"):
                     with torch.no_grad(), model.disable_adapter():
                         rl = model(**inp).logits.float().log_softmax(-1).mean()
-                with torch.autocast("cuda", dtype=torch.bfloat16, enabled=case["mode"] == "amp_bf16"):
+                with torch.autocast("cuda", dtype=torch.bfloat16, enabled=case["mode"] == "amp_bf16",
+                                    cache_enabled=case.get("autocast_cache", True)):
                     out = model(**inp)
                 loss = out.loss
                 if ref is not None or case.get("ref_adapter_off"):
