@@ -77,6 +77,18 @@ int32_t vp_ev_block_nograd(vp_events *e, const vp_block_dims *d, int32_t in, int
 /* LlamaRMSNorm without its graph: returns its output. */
 int32_t vp_ev_norm_nograd(vp_events *e, double T, double h, double adt, double res);
 
+/* One Llama-style decoder block's forward with its graph, LoRA on frozen half-precision weights
+ * (events_lora.c): widths in elements per token, dtypes in bytes. Saved tensors go to *saved, the
+ * DynamicCache K and V to *cache (NULL: to *saved); h_in (the block input) is freed at the block's end;
+ * `first`: the block input needs no gradient (it comes from the frozen embedding);
+ * returns the block output. */
+typedef struct {
+    double T, h, qd, kvd, f, heads; /* tokens; hidden, query, key/value, MLP widths; attention heads */
+    double adt, ldt, rank;          /* activation and adapter bytes, LoRA rank */
+    unsigned targets;               /* VP_T_* bits adapted */
+} vp_lora_block_dims;
+int32_t vp_ev_block_lora(vp_events *e, const vp_lora_block_dims *d, int32_t h_in, int first, vp_tensors *saved, vp_tensors *cache);
+
 /* The events of one device's job: three training steps, or one generate call. */
 void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
 void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);

@@ -42,12 +42,28 @@ typedef struct {
     vp_tensors *saved;   /* per block */
     vp_tensors *casts;   /* per block: autocast copies of its matmul weights */
     int32_t head_cast;
+    int opwise;          /* blocks replayed op by op (events_lora.c) */
+    int32_t resid;       /* ... and the residual stream between them */
 } inst_ev;
 
 static int trained(const vp_inst_calc *c) {
     return c->in->activations == VP_ACT_TRAIN || c->in->activations == VP_ACT_KEEP_GRAPH;
 }
 
+
+/* LoRA on a frozen half-precision Llama-style decoder without checkpointing: the blocks whose forward
+ * events_lora.c replays op by op (what the H100 trace it was read from covers); other setups replay
+ * the saved tensors the activation terms list. */
+static int lora_opwise(const vp_inst_calc *c) {
+    const vp_instance *in = c->in;
+    const vp_arch *a = &in->arch;
+    const char *k = c->a.attn_kernel ? c->a.attn_kernel : "";
+    return a->kind == VP_KIND_DECODER && !c->a.megatron && in->ft == VP_FT_LORA && in->lora_dropout > 0 && in->lora_targets &&
+           !vp_is_amp(in) && vp_dtype_bytes(vp_act_dtype(in)) < 4 && (!strcmp(k, "flash") || !strcmp(k, "mem-efficient")) &&
+           !a->experts && !a->fused_qkv && !a->fused_gate_up && a->mlp == VP_MLP_SWIGLU && a->norm == VP_NORM_RMS && !a->norm_fp32 &&
+           !a->qk_norm && a->attn_dropout <= 0 && a->resid_dropout <= 0 && c->act_div_shard == 1.0 && c->act_div_repl == 1.0 &&
+           in->gc_every <= 0 && in->activations == VP_ACT_TRAIN && c->a.layers > 1;
+}
 
 static void inst_init(inst_ev *x, const vp_inst_calc *c) {
     memset(x, 0, sizeof *x);
@@ -94,6 +110,8 @@ static void inst_init(inst_ev *x, const vp_inst_calc *c) {
         x->fold = 1.0 / (double)x->nblocks;
         x->act_blocks = x->nblocks;
     }
+    x->opwise = lora_opwise(c);
+    x->resid = -1;
     x->saved = calloc((size_t)x->act_blocks, sizeof *x->saved);
     x->casts = calloc((size_t)x->act_blocks, sizeof *x->casts);
 }
@@ -290,6 +308,16 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
     vp_tensors *sv = &x->saved[b];
     vp_tensors tmp = {0};
     int32_t gather = vp_ev_alloc(e, c->ds.gathered.bytes);
+    if (x->opwise) {
+        const vp_instance *in = c->in;
+        const vp_arch *a = &in->arch;
+        vp_lora_block_dims d = {T, (double)a->hidden, (double)(a->heads * a->head_dim), (double)(a->kv_heads * a->head_dim),
+                                (double)a->inter, (double)a->heads, (double)vp_dtype_bytes(vp_act_dtype(in)),
+                                (double)vp_dtype_bytes(in->lora_dtype), (double)in->lora_r, in->lora_targets};
+        x->resid = vp_ev_block_lora(e, &d, x->resid, b == 0, sv, keeps_kv(c) ? &x->kept : NULL);
+        vp_ev_free(e, gather);
+        return;
+    }
     if (vp_is_amp(c->in) && c->in->activations != VP_ACT_NO_GRAD) alloc_casts(e, x, b);
     if (checkpointed) {
         /* non-reentrant checkpoint: the block input is kept, everything else is freed as soon as
@@ -436,7 +464,12 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             vp_tensors loss_saved = {0};
             e->phase = VP_PH_FORWARD;
             outside_forward(e, x);
+            /* the embedding's output: the first block's input (events_lora.c frees each block's) */
+            if (x->opwise) x->resid = vp_ev_alloc(e, (int64_t)(tokens(c) * unit_h(c)));
             for (int64_t b = 0; b < x->act_blocks; b++) block_forward(e, x, b, every > 0 && b % every == 0, passes);
+            /* the final norm reads the last block's output, then the name is rebound */
+            vp_ev_free(e, x->resid);
+            x->resid = -1;
             loss_forward(e, x, &loss_saved);
             e->phase = VP_PH_BACKWARD;
             int acc = mb > 0;
