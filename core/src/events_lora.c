@@ -119,6 +119,8 @@ int32_t vp_ev_block_lora(vp_events *e, const vp_lora_block_dims *d, int32_t h_in
     int32_t out = al(e, T * h * adt); /* residual + MLP */
     vp_ev_free(e, dn);
     vp_ev_free(e, mid);
-    vp_ev_free(e, h_in); /* the caller's name for the block input is rebound */
+    /* the caller's name for the block input is rebound; the first block's input is the embedding
+     * output, which the model's forward keeps (inputs_embeds) until it returns */
+    if (!first) vp_ev_free(e, h_in);
     return out;
 }

@@ -450,7 +450,7 @@ static void nograd_forward(vp_events *e, inst_ev *x) {
     vp_tensors_dispose(&tmp);
 }
 
-static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro) {
+static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro, int *workspace) {
     e->phase = VP_PH_FORWARD;
     for (int i = 0; i < n; i++)
         if (xs[i].c->in->activations == VP_ACT_NO_GRAD) nograd_forward(e, &xs[i]);
@@ -465,10 +465,17 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             e->phase = VP_PH_FORWARD;
             outside_forward(e, x);
             /* the embedding's output: the first block's input (events_lora.c frees each block's) */
-            if (x->opwise) x->resid = vp_ev_alloc(e, (int64_t)(tokens(c) * unit_h(c)));
+            int32_t emb = x->opwise ? vp_ev_alloc(e, (int64_t)(tokens(c) * unit_h(c))) : -1;
+            x->resid = emb;
+            if (emb >= 0 && *workspace) { /* the first GEMM: the rotary embedding's inv_freq @ positions */
+                vp_ev_alloc(e, vp_cublas_workspace_bytes());
+                *workspace = 0;
+            }
             for (int64_t b = 0; b < x->act_blocks; b++) block_forward(e, x, b, every > 0 && b % every == 0, passes);
-            /* the final norm reads the last block's output, then the name is rebound */
-            vp_ev_free(e, x->resid);
+            /* the final norm reads the last block's output, then the name is rebound; the model's
+             * forward returns (inputs_embeds goes) */
+            if (x->resid != emb) vp_ev_free(e, x->resid);
+            vp_ev_free(e, emb);
             x->resid = -1;
             loss_forward(e, x, &loss_saved);
             e->phase = VP_PH_BACKWARD;
@@ -505,10 +512,15 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
         alloc_weights(out, &xs[i]);
         alloc_resident_grads(out, &xs[i]);
     }
-    /* the cuBLAS workspace: allocated through PyTorch's allocator by the first GEMM (runtime.c) */
-    vp_ev_alloc(out, vp_cublas_workspace_bytes());
+    /* the cuBLAS workspace: allocated through PyTorch's allocator by the first GEMM (runtime.c), in
+     * the first forward after the embedding where the blocks are replayed op by op (the H100 trace
+     * qwen05-lora16all), else counted from the end of loading */
+    int workspace = 0;
+    for (int i = 0; i < n; i++) workspace |= xs[i].opwise && xs[i].c->in->activations == VP_ACT_TRAIN;
+    for (int i = 0; i < n; i++) workspace &= xs[i].c->in->activations != VP_ACT_NO_GRAD; /* frozen forwards run first */
+    if (!workspace) vp_ev_alloc(out, vp_cublas_workspace_bytes());
     int64_t micro = plan->grad_accum > 1 ? 2 : 1;
-    for (int step = 0; step < VP_TRAIN_STEPS && !out->failed; step++) train_step(out, xs, n, step, micro);
+    for (int step = 0; step < VP_TRAIN_STEPS && !out->failed; step++) train_step(out, xs, n, step, micro, &workspace);
     for (int i = 0; i < n; i++) inst_dispose(&xs[i]);
     free(xs);
 }
