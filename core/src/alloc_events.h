@@ -88,6 +88,8 @@ typedef struct {
     unsigned targets;               /* VP_T_* bits adapted */
 } vp_lora_block_dims;
 int32_t vp_ev_block_lora(vp_events *e, const vp_lora_block_dims *d, int32_t h_in, int first, vp_tensors *saved, vp_tensors *cache);
+/* LlamaRMSNorm with its graph on a half-precision input, frozen weight: returns its output. */
+int32_t vp_ev_norm_train(vp_events *e, const vp_lora_block_dims *d, vp_tensors *saved);
 
 /* The events of one device's job: three training steps, or one generate call. */
 void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);

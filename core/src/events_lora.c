@@ -13,7 +13,7 @@ static int32_t al(vp_events *e, double bytes) { return vp_ev_alloc(e, (int64_t)b
 /* LlamaRMSNorm.forward with a frozen weight on a half-precision input (the trace's order):
  * x = h.to(fp32) (saved by pow and mul); pow(2) and its mean; + eps; rsqrt (saved); x * rsqrt;
  * .to(half); weight * that = the output; the transients freed newest first, the mean last. */
-static int32_t norm(vp_events *e, const vp_lora_block_dims *d, vp_tensors *saved) {
+int32_t vp_ev_norm_train(vp_events *e, const vp_lora_block_dims *d, vp_tensors *saved) {
     double T = d->T, h = d->h;
     vp_tensors_push(saved, e, al(e, T * h * 4.0));
     int32_t sq = al(e, T * h * 4.0), mean = al(e, T * 4.0);
@@ -82,7 +82,7 @@ int32_t vp_ev_block_lora(vp_events *e, const vp_lora_block_dims *d, int32_t h_in
     double T = d->T, h = d->h, qd = d->qd, kvd = d->kvd, f = d->f, adt = d->adt;
     unsigned t = d->targets;
     /* self-attention; the first block's input needs no gradient: its norm keeps no graph */
-    int32_t n1 = first ? vp_ev_norm_nograd(e, T, h, adt, adt) : norm(e, d, saved);
+    int32_t n1 = first ? vp_ev_norm_nograd(e, T, h, adt, adt) : vp_ev_norm_train(e, d, saved);
     int32_t q = linear(e, d, h, qd, (t & VP_T_Q) != 0, !first, saved);
     int32_t k = linear(e, d, h, kvd, (t & VP_T_K) != 0, !first, saved);
     int32_t v = linear(e, d, h, kvd, (t & VP_T_V) != 0, !first, saved);
@@ -105,7 +105,7 @@ int32_t vp_ev_block_lora(vp_events *e, const vp_lora_block_dims *d, int32_t h_in
     int32_t mid = al(e, T * h * adt); /* residual + attention */
     vp_ev_free(e, ao);
     /* MLP: down(act(gate(x)) * up(x)); act saves gate's output, the product saves both factors */
-    int32_t n2 = norm(e, d, saved);
+    int32_t n2 = vp_ev_norm_train(e, d, saved);
     int32_t g = linear(e, d, h, f, (t & VP_T_GATE) != 0, 1, saved);
     int32_t act = al(e, T * f * adt);
     int32_t u = linear(e, d, h, f, (t & VP_T_UP) != 0, 1, saved);

@@ -65,6 +65,14 @@ static int lora_opwise(const vp_inst_calc *c) {
            in->gc_every <= 0 && in->activations == VP_ACT_TRAIN && c->a.layers > 1;
 }
 
+static void lora_dims(const vp_inst_calc *c, double T, vp_lora_block_dims *d) {
+    const vp_instance *in = c->in;
+    const vp_arch *a = &in->arch;
+    *d = (vp_lora_block_dims){T, (double)a->hidden, (double)(a->heads * a->head_dim), (double)(a->kv_heads * a->head_dim),
+                              (double)a->inter, (double)a->heads, (double)vp_dtype_bytes(vp_act_dtype(in)),
+                              (double)vp_dtype_bytes(in->lora_dtype), (double)in->lora_r, in->lora_targets};
+}
+
 static void inst_init(inst_ev *x, const vp_inst_calc *c) {
     memset(x, 0, sizeof *x);
     x->c = c;
@@ -309,11 +317,8 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
     vp_tensors tmp = {0};
     int32_t gather = vp_ev_alloc(e, c->ds.gathered.bytes);
     if (x->opwise) {
-        const vp_instance *in = c->in;
-        const vp_arch *a = &in->arch;
-        vp_lora_block_dims d = {T, (double)a->hidden, (double)(a->heads * a->head_dim), (double)(a->kv_heads * a->head_dim),
-                                (double)a->inter, (double)a->heads, (double)vp_dtype_bytes(vp_act_dtype(in)),
-                                (double)vp_dtype_bytes(in->lora_dtype), (double)in->lora_r, in->lora_targets};
+        vp_lora_block_dims d;
+        lora_dims(c, T, &d);
         x->resid = vp_ev_block_lora(e, &d, x->resid, b == 0, sv, keeps_kv(c) ? &x->kept : NULL);
         vp_ev_free(e, gather);
         return;
@@ -431,14 +436,53 @@ static void outside_forward(vp_events *e, inst_ev *x) {
     alloc_split(e, &x->outside, (double)c->a.tokens, outside, unit_h(c));
 }
 
-/* A frozen model's no-grad forward: one block's temporaries at a time, then its logits. */
-static void nograd_forward(vp_events *e, inst_ev *x) {
+/* A half-precision Llama-style decoder whose no-grad blocks events_block.c replays op by op. */
+static int nograd_opwise(const vp_inst_calc *c) {
+    const vp_instance *in = c->in;
+    const vp_arch *a = &in->arch;
+    const char *k = c->a.attn_kernel ? c->a.attn_kernel : "";
+    return a->kind == VP_KIND_DECODER && !c->a.megatron && !vp_is_amp(in) && vp_dtype_bytes(vp_act_dtype(in)) < 4 &&
+           (!strcmp(k, "flash") || !strcmp(k, "mem-efficient")) && !a->experts && !a->fused_qkv && !a->fused_gate_up &&
+           a->mlp == VP_MLP_SWIGLU && a->norm == VP_NORM_RMS && !a->norm_fp32 && !a->qk_norm && c->act_div_shard == 1.0 &&
+           c->act_div_repl == 1.0 && c->a.layers > 1;
+}
+
+/* A frozen model's no-grad forward: one block's temporaries at a time, then its logits. A Llama-style
+ * decoder runs its blocks op by op (events_block.c, as generate's prefill): the embedding output, each
+ * block's input freed at the next block's end, the DynamicCache K and V of every block (use_cache
+ * defaults to True) kept by the output until the statement ends. */
+static void nograd_forward(vp_events *e, inst_ev *x, int *workspace) {
     const vp_inst_calc *c = x->c;
     double T = (double)c->a.tokens;
     vp_tensors tmp = {0};
-    for (int64_t b = 0; b < x->act_blocks; b++) {
-        alloc_split(e, &tmp, T, vp_block_bytes(c, 1) * x->fold + c->a.fwd_temp / c->act_div_shard, unit_h(c));
-        vp_tensors_release(&tmp, e);
+    if (nograd_opwise(c)) {
+        const vp_arch *a = &c->in->arch;
+        double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
+        double kvd = (double)(a->kv_heads * a->head_dim);
+        vp_block_dims d = {T, (double)a->hidden, (double)(a->heads * a->head_dim), kvd, (double)a->inter, adt, adt, kvd * adt, adt};
+        int32_t emb = vp_ev_alloc(e, (int64_t)(T * d.h * adt)), cur = emb, prev = -1;
+        if (*workspace) { /* the first GEMM: the rotary embedding's inv_freq @ positions */
+            vp_ev_alloc(e, vp_cublas_workspace_bytes());
+            *workspace = 0;
+        }
+        for (int64_t b = 0; b < x->act_blocks; b++) {
+            int32_t in_b = cur, ck = -1, cv = -1;
+            cur = vp_ev_block_nograd(e, &d, cur, &ck, &cv);
+            vp_tensors_push(&tmp, e, ck);
+            vp_tensors_push(&tmp, e, cv);
+            if (prev != emb) vp_ev_free(e, prev);
+            prev = in_b;
+        }
+        int32_t nrm = vp_ev_norm_nograd(e, T, d.h, adt, adt);
+        if (prev != emb) vp_ev_free(e, prev);
+        vp_ev_free(e, cur);
+        vp_ev_free(e, emb);
+        vp_tensors_push(&tmp, e, nrm);
+    } else {
+        for (int64_t b = 0; b < x->act_blocks; b++) {
+            alloc_split(e, &tmp, T, vp_block_bytes(c, 1) * x->fold + c->a.fwd_temp / c->act_div_shard, unit_h(c));
+            vp_tensors_release(&tmp, e);
+        }
     }
     if (c->on_head && c->l.elems > 0) {
         int64_t el = c->l.elems;
@@ -453,7 +497,7 @@ static void nograd_forward(vp_events *e, inst_ev *x) {
 static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro, int *workspace) {
     e->phase = VP_PH_FORWARD;
     for (int i = 0; i < n; i++)
-        if (xs[i].c->in->activations == VP_ACT_NO_GRAD) nograd_forward(e, &xs[i]);
+        if (xs[i].c->in->activations == VP_ACT_NO_GRAD) nograd_forward(e, &xs[i], workspace);
     for (int64_t mb = 0; mb < micro; mb++) {
         for (int i = 0; i < n; i++) {
             inst_ev *x = &xs[i];
@@ -463,7 +507,7 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             double passes = c->in->activations == VP_ACT_KEEP_GRAPH ? (double)c->in->passes : 1.0;
             vp_tensors loss_saved = {0};
             e->phase = VP_PH_FORWARD;
-            outside_forward(e, x);
+            if (!x->opwise) outside_forward(e, x);
             /* the embedding's output: the first block's input (events_lora.c frees each block's) */
             int32_t emb = x->opwise ? vp_ev_alloc(e, (int64_t)(tokens(c) * unit_h(c))) : -1;
             x->resid = emb;
@@ -472,12 +516,20 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
                 *workspace = 0;
             }
             for (int64_t b = 0; b < x->act_blocks; b++) block_forward(e, x, b, every > 0 && b % every == 0, passes);
-            /* the final norm reads the last block's output, then the name is rebound; the model's
-             * forward returns (inputs_embeds goes) */
+            /* the final norm (with its graph) reads the last block's output, then the name is
+             * rebound; the model's forward returns (inputs_embeds goes); the norm's output is the
+             * head's input */
+            int32_t normed = -1;
+            if (x->opwise) {
+                vp_lora_block_dims d;
+                lora_dims(c, tokens(c), &d);
+                normed = vp_ev_norm_train(e, &d, &x->outside);
+            }
             if (x->resid != emb) vp_ev_free(e, x->resid);
             vp_ev_free(e, emb);
             x->resid = -1;
             loss_forward(e, x, &loss_saved);
+            vp_ev_free(e, normed);
             e->phase = VP_PH_BACKWARD;
             int acc = mb > 0;
             loss_backward(e, x, &loss_saved);
@@ -515,9 +567,13 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
     /* the cuBLAS workspace: allocated through PyTorch's allocator by the first GEMM (runtime.c), in
      * the first forward after the embedding where the blocks are replayed op by op (the H100 trace
      * qwen05-lora16all), else counted from the end of loading */
-    int workspace = 0;
+    int workspace = 0, first_nograd = 1;
     for (int i = 0; i < n; i++) workspace |= xs[i].opwise && xs[i].c->in->activations == VP_ACT_TRAIN;
-    for (int i = 0; i < n; i++) workspace &= xs[i].c->in->activations != VP_ACT_NO_GRAD; /* frozen forwards run first */
+    for (int i = 0; i < n; i++) /* frozen forwards run first */
+        if (xs[i].c->in->activations == VP_ACT_NO_GRAD) {
+            if (first_nograd) workspace &= nograd_opwise(xs[i].c);
+            first_nograd = 0;
+        }
     if (!workspace) vp_ev_alloc(out, vp_cublas_workspace_bytes());
     int64_t micro = plan->grad_accum > 1 ? 2 : 1;
     for (int step = 0; step < VP_TRAIN_STEPS && !out->failed; step++) train_step(out, xs, n, step, micro, &workspace);
