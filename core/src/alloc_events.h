@@ -64,6 +64,12 @@ int64_t vp_block_count(const vp_instance *in);
  * (transformers PreTrainedModel.tie_weights after __init__): its first weight is allocated and freed
  * at load, leaving a cached block of vocab x hidden. */
 void vp_untied_head(vp_events *e, const vp_inst_calc *c, double bytes_per_elem);
+/* The model built on the GPU, one allocation per nn.Parameter in construction order (param_tensors.c):
+ * the outer tensors before the blocks, `nblocks` blocks (each followed by its `n_adapter` LoRA tensors
+ * of `adapter_bytes`), the outer tensors after them, at `scale` bytes per element; then the untied
+ * head's first weight (vp_untied_head). */
+void vp_ev_place_weights(vp_events *e, const vp_inst_calc *c, const vp_tlist *pre, const vp_tlist *blk, const vp_tlist *post,
+                         int64_t nblocks, double scale, int n_adapter, double adapter_bytes);
 
 /* One decoder block without its graph (events_block.c): widths in elements per token, dtypes in
  * bytes; `in` is the block input (not freed); returns the block output. Cache entries are

@@ -153,14 +153,7 @@ static void alloc_split(vp_events *e, vp_tensors *into, double T, double per_tok
 static void alloc_weights(vp_events *e, inst_ev *x) {
     const vp_inst_calc *c = x->c;
     if (!c->owns_weights) return;
-    for (int k = 0; k < x->pre.n; k++) vp_ev_alloc(e, (int64_t)((double)x->pre.elems[k] * x->wscale));
-    for (int64_t b = 0; b < x->nblocks; b++) {
-        for (int k = 0; k < x->blk.n; k++) vp_ev_alloc(e, (int64_t)((double)x->blk.elems[k] * x->wscale));
-        if (x->lora)
-            for (int k = 0; k < x->n_adapter; k++) vp_ev_alloc(e, (int64_t)x->adapter_bytes);
-    }
-    for (int k = 0; k < x->post.n; k++) vp_ev_alloc(e, (int64_t)((double)x->post.elems[k] * x->wscale));
-    vp_untied_head(e, c, x->wscale);
+    vp_ev_place_weights(e, c, &x->pre, &x->blk, &x->post, x->nblocks, x->wscale, x->lora ? x->n_adapter : 0, x->adapter_bytes);
     /* quantization constants and sharded flat buffers as whole tensors */
     vp_ev_alloc(e, c->ds.quant.bytes);
     if (!x->lora) vp_ev_alloc(e, c->ds.adapters.bytes);
