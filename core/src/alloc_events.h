@@ -64,6 +64,12 @@ int64_t vp_block_count(const vp_instance *in);
  * (transformers PreTrainedModel.tie_weights after __init__): its first weight is allocated and freed
  * at load, leaving a cached block of vocab x hidden. */
 void vp_untied_head(vp_events *e, const vp_inst_calc *c, double bytes_per_elem);
+/* The model built on the GPU, one allocation per nn.Parameter in construction order (param_tensors.c):
+ * the outer tensors before the blocks, `nblocks` blocks (each followed by its `n_adapter` LoRA tensors
+ * of `adapter_bytes`), the outer tensors after them, at `scale` bytes per element; then the untied
+ * head's first weight (vp_untied_head). */
+void vp_ev_place_weights(vp_events *e, const vp_inst_calc *c, const vp_tlist *pre, const vp_tlist *blk, const vp_tlist *post,
+                         int64_t nblocks, double scale, int n_adapter, double adapter_bytes);
 
 /* One decoder block without its graph (events_block.c): widths in elements per token, dtypes in
  * bytes; `in` is the block input (not freed); returns the block output. Cache entries are
@@ -76,6 +82,20 @@ typedef struct {
 int32_t vp_ev_block_nograd(vp_events *e, const vp_block_dims *d, int32_t in, int32_t *cache_k, int32_t *cache_v);
 /* LlamaRMSNorm without its graph: returns its output. */
 int32_t vp_ev_norm_nograd(vp_events *e, double T, double h, double adt, double res);
+
+/* One Llama-style decoder block's forward with its graph, LoRA on frozen half-precision weights
+ * (events_lora.c): widths in elements per token, dtypes in bytes. Saved tensors go to *saved, the
+ * DynamicCache K and V to *cache (NULL: to *saved); h_in (the block input) is freed at the block's end;
+ * `first`: the block input needs no gradient (it comes from the frozen embedding);
+ * returns the block output. */
+typedef struct {
+    double T, h, qd, kvd, f, heads; /* tokens; hidden, query, key/value, MLP widths; attention heads */
+    double adt, ldt, rank;          /* activation and adapter bytes, LoRA rank */
+    unsigned targets;               /* VP_T_* bits adapted */
+} vp_lora_block_dims;
+int32_t vp_ev_block_lora(vp_events *e, const vp_lora_block_dims *d, int32_t h_in, int first, vp_tensors *saved, vp_tensors *cache);
+/* LlamaRMSNorm with its graph on a half-precision input, frozen weight: returns its output. */
+int32_t vp_ev_norm_train(vp_events *e, const vp_lora_block_dims *d, vp_tensors *saved);
 
 /* The events of one device's job: three training steps, or one generate call. */
 void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);

@@ -44,7 +44,10 @@ static void allocator_verdict(const vp_plan *plan, const vp_events *ev, int64_t 
     d->failed_request_bytes = d->cached_unusable_bytes = 0;
     d->alloc_retries = 0;
     d->allocator_note[0] = '\0';
-    if (ev->failed || ev->n == 0) { /* no replay (out of memory while building it) */
+    /* no replay: out of memory while building it, or a verdict-only estimate whose tensors alone pass
+     * the usable memory (the replay would say no as well: its limit, moved by the same difference,
+     * falls below its own allocated peak) */
+    if (ev->failed || ev->n == 0) {
         d->peak_reserved_bytes = (uint64_t)best_total;
         d->fits = d->peak_reserved_bytes <= d->usable_bytes;
         return;
@@ -118,10 +121,18 @@ static void fill_device(const vp_plan *plan, int64_t rank, vp_device *d, vp_esti
     else
         vp_timeline_infer(plan, cs, n, ms);
     int64_t best_total = ms->best_total;
-    /* the same step as the allocator sees it: tensor by tensor, replayed through the caching allocator */
+    int64_t nonpt = vp_nonpytorch_bytes(&plan->gpu) + (world_size(plan) > 1 ? vp_nccl_bytes() : 0);
+    uint64_t capacity = vp_capacity_bytes(&plan->gpu);
+    uint64_t usable = capacity > (uint64_t)nonpt ? capacity - (uint64_t)nonpt : 0;
+    /* the same step as the allocator sees it: tensor by tensor, replayed through the caching allocator
+     * (not when only the verdict is asked for and the tensors alone do not fit: no allocator
+     * behaviour makes that fit, see allocator_verdict) */
     vp_events ev;
     vp_events_init(&ev);
-    if (plan->mode == VP_MODE_TRAIN)
+    int replay = !(plan->verdict_only && best_total > (int64_t)usable);
+    if (!replay)
+        ev.failed = 1;
+    else if (plan->mode == VP_MODE_TRAIN)
         vp_events_train(plan, cs, n, &ev);
     else
         vp_events_infer(plan, cs, n, &ev);
@@ -153,10 +164,9 @@ static void fill_device(const vp_plan *plan, int64_t rank, vp_device *d, vp_esti
         snprintf(d->name, sizeof d->name, "%s (rank %lld, node %lld)", gpu, (long long)rank,
                  (long long)(rank / plan->gpu_count));
     }
-    d->capacity_bytes = vp_capacity_bytes(&plan->gpu);
+    d->capacity_bytes = capacity;
     d->context_bytes = (uint64_t)vp_context_bytes(&plan->gpu);
-    int64_t nonpt = vp_nonpytorch_bytes(&plan->gpu) + (world_size(plan) > 1 ? vp_nccl_bytes() : 0);
-    d->usable_bytes = d->capacity_bytes > (uint64_t)nonpt ? d->capacity_bytes - (uint64_t)nonpt : 0;
+    d->usable_bytes = usable;
     allocator_verdict(plan, &ev, best_total, d);
     vp_events_free(&ev);
     d->nvidia_smi_bytes = d->peak_reserved_bytes + (uint64_t)nonpt;

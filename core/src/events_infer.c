@@ -31,11 +31,7 @@ static void alloc_weights(vp_events *e, const vp_inst_calc *c) {
     for (int k = 0; k < pre.n; k++) total += (double)pre.elems[k];
     for (int k = 0; k < post.n; k++) total += (double)post.elems[k];
     double scale = total > 0 ? (double)c->ds.weights.bytes / total : 0;
-    for (int k = 0; k < pre.n; k++) vp_ev_alloc(e, (int64_t)((double)pre.elems[k] * scale));
-    for (int64_t b = 0; b < n; b++)
-        for (int k = 0; k < blk.n; k++) vp_ev_alloc(e, (int64_t)((double)blk.elems[k] * scale));
-    for (int k = 0; k < post.n; k++) vp_ev_alloc(e, (int64_t)((double)post.elems[k] * scale));
-    vp_untied_head(e, c, scale);
+    vp_ev_place_weights(e, c, &pre, &blk, &post, n, scale, 0, 0.0);
     vp_ev_alloc(e, c->ds.quant.bytes);
     vp_ev_alloc(e, c->ds.adapters.bytes);
 }

@@ -42,12 +42,36 @@ typedef struct {
     vp_tensors *saved;   /* per block */
     vp_tensors *casts;   /* per block: autocast copies of its matmul weights */
     int32_t head_cast;
+    int opwise;          /* blocks replayed op by op (events_lora.c) */
+    int32_t resid;       /* ... and the residual stream between them */
 } inst_ev;
 
 static int trained(const vp_inst_calc *c) {
     return c->in->activations == VP_ACT_TRAIN || c->in->activations == VP_ACT_KEEP_GRAPH;
 }
 
+
+/* LoRA on a frozen half-precision Llama-style decoder without checkpointing: the blocks whose forward
+ * events_lora.c replays op by op (what the H100 trace it was read from covers); other setups replay
+ * the saved tensors the activation terms list. */
+static int lora_opwise(const vp_inst_calc *c) {
+    const vp_instance *in = c->in;
+    const vp_arch *a = &in->arch;
+    const char *k = c->a.attn_kernel ? c->a.attn_kernel : "";
+    return a->kind == VP_KIND_DECODER && !c->a.megatron && in->ft == VP_FT_LORA && in->lora_dropout > 0 && in->lora_targets &&
+           !vp_is_amp(in) && vp_dtype_bytes(vp_act_dtype(in)) < 4 && (!strcmp(k, "flash") || !strcmp(k, "mem-efficient")) &&
+           !a->experts && !a->fused_qkv && !a->fused_gate_up && a->mlp == VP_MLP_SWIGLU && a->norm == VP_NORM_RMS && !a->norm_fp32 &&
+           !a->qk_norm && a->attn_dropout <= 0 && a->resid_dropout <= 0 && c->act_div_shard == 1.0 && c->act_div_repl == 1.0 &&
+           in->gc_every <= 0 && in->activations == VP_ACT_TRAIN && c->a.layers > 1;
+}
+
+static void lora_dims(const vp_inst_calc *c, double T, vp_lora_block_dims *d) {
+    const vp_instance *in = c->in;
+    const vp_arch *a = &in->arch;
+    *d = (vp_lora_block_dims){T, (double)a->hidden, (double)(a->heads * a->head_dim), (double)(a->kv_heads * a->head_dim),
+                              (double)a->inter, (double)a->heads, (double)vp_dtype_bytes(vp_act_dtype(in)),
+                              (double)vp_dtype_bytes(in->lora_dtype), (double)in->lora_r, in->lora_targets};
+}
 
 static void inst_init(inst_ev *x, const vp_inst_calc *c) {
     memset(x, 0, sizeof *x);
@@ -94,6 +118,8 @@ static void inst_init(inst_ev *x, const vp_inst_calc *c) {
         x->fold = 1.0 / (double)x->nblocks;
         x->act_blocks = x->nblocks;
     }
+    x->opwise = lora_opwise(c);
+    x->resid = -1;
     x->saved = calloc((size_t)x->act_blocks, sizeof *x->saved);
     x->casts = calloc((size_t)x->act_blocks, sizeof *x->casts);
 }
@@ -127,14 +153,7 @@ static void alloc_split(vp_events *e, vp_tensors *into, double T, double per_tok
 static void alloc_weights(vp_events *e, inst_ev *x) {
     const vp_inst_calc *c = x->c;
     if (!c->owns_weights) return;
-    for (int k = 0; k < x->pre.n; k++) vp_ev_alloc(e, (int64_t)((double)x->pre.elems[k] * x->wscale));
-    for (int64_t b = 0; b < x->nblocks; b++) {
-        for (int k = 0; k < x->blk.n; k++) vp_ev_alloc(e, (int64_t)((double)x->blk.elems[k] * x->wscale));
-        if (x->lora)
-            for (int k = 0; k < x->n_adapter; k++) vp_ev_alloc(e, (int64_t)x->adapter_bytes);
-    }
-    for (int k = 0; k < x->post.n; k++) vp_ev_alloc(e, (int64_t)((double)x->post.elems[k] * x->wscale));
-    vp_untied_head(e, c, x->wscale);
+    vp_ev_place_weights(e, c, &x->pre, &x->blk, &x->post, x->nblocks, x->wscale, x->lora ? x->n_adapter : 0, x->adapter_bytes);
     /* quantization constants and sharded flat buffers as whole tensors */
     vp_ev_alloc(e, c->ds.quant.bytes);
     if (!x->lora) vp_ev_alloc(e, c->ds.adapters.bytes);
@@ -290,6 +309,13 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
     vp_tensors *sv = &x->saved[b];
     vp_tensors tmp = {0};
     int32_t gather = vp_ev_alloc(e, c->ds.gathered.bytes);
+    if (x->opwise) {
+        vp_lora_block_dims d;
+        lora_dims(c, T, &d);
+        x->resid = vp_ev_block_lora(e, &d, x->resid, b == 0, sv, keeps_kv(c) ? &x->kept : NULL);
+        vp_ev_free(e, gather);
+        return;
+    }
     if (vp_is_amp(c->in) && c->in->activations != VP_ACT_NO_GRAD) alloc_casts(e, x, b);
     if (checkpointed) {
         /* non-reentrant checkpoint: the block input is kept, everything else is freed as soon as
@@ -403,14 +429,53 @@ static void outside_forward(vp_events *e, inst_ev *x) {
     alloc_split(e, &x->outside, (double)c->a.tokens, outside, unit_h(c));
 }
 
-/* A frozen model's no-grad forward: one block's temporaries at a time, then its logits. */
-static void nograd_forward(vp_events *e, inst_ev *x) {
+/* A half-precision Llama-style decoder whose no-grad blocks events_block.c replays op by op. */
+static int nograd_opwise(const vp_inst_calc *c) {
+    const vp_instance *in = c->in;
+    const vp_arch *a = &in->arch;
+    const char *k = c->a.attn_kernel ? c->a.attn_kernel : "";
+    return a->kind == VP_KIND_DECODER && !c->a.megatron && !vp_is_amp(in) && vp_dtype_bytes(vp_act_dtype(in)) < 4 &&
+           (!strcmp(k, "flash") || !strcmp(k, "mem-efficient")) && !a->experts && !a->fused_qkv && !a->fused_gate_up &&
+           a->mlp == VP_MLP_SWIGLU && a->norm == VP_NORM_RMS && !a->norm_fp32 && !a->qk_norm && c->act_div_shard == 1.0 &&
+           c->act_div_repl == 1.0 && c->a.layers > 1;
+}
+
+/* A frozen model's no-grad forward: one block's temporaries at a time, then its logits. A Llama-style
+ * decoder runs its blocks op by op (events_block.c, as generate's prefill): the embedding output, each
+ * block's input freed at the next block's end, the DynamicCache K and V of every block (use_cache
+ * defaults to True) kept by the output until the statement ends. */
+static void nograd_forward(vp_events *e, inst_ev *x, int *workspace) {
     const vp_inst_calc *c = x->c;
     double T = (double)c->a.tokens;
     vp_tensors tmp = {0};
-    for (int64_t b = 0; b < x->act_blocks; b++) {
-        alloc_split(e, &tmp, T, vp_block_bytes(c, 1) * x->fold + c->a.fwd_temp / c->act_div_shard, unit_h(c));
-        vp_tensors_release(&tmp, e);
+    if (nograd_opwise(c)) {
+        const vp_arch *a = &c->in->arch;
+        double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
+        double kvd = (double)(a->kv_heads * a->head_dim);
+        vp_block_dims d = {T, (double)a->hidden, (double)(a->heads * a->head_dim), kvd, (double)a->inter, adt, adt, kvd * adt, adt};
+        int32_t emb = vp_ev_alloc(e, (int64_t)(T * d.h * adt)), cur = emb, prev = -1;
+        if (*workspace) { /* the first GEMM: the rotary embedding's inv_freq @ positions */
+            vp_ev_alloc(e, vp_cublas_workspace_bytes());
+            *workspace = 0;
+        }
+        for (int64_t b = 0; b < x->act_blocks; b++) {
+            int32_t in_b = cur, ck = -1, cv = -1;
+            cur = vp_ev_block_nograd(e, &d, cur, &ck, &cv);
+            vp_tensors_push(&tmp, e, ck);
+            vp_tensors_push(&tmp, e, cv);
+            if (prev != emb) vp_ev_free(e, prev);
+            prev = in_b;
+        }
+        int32_t nrm = vp_ev_norm_nograd(e, T, d.h, adt, adt);
+        if (prev != emb) vp_ev_free(e, prev);
+        vp_ev_free(e, cur);
+        vp_ev_free(e, emb);
+        vp_tensors_push(&tmp, e, nrm);
+    } else {
+        for (int64_t b = 0; b < x->act_blocks; b++) {
+            alloc_split(e, &tmp, T, vp_block_bytes(c, 1) * x->fold + c->a.fwd_temp / c->act_div_shard, unit_h(c));
+            vp_tensors_release(&tmp, e);
+        }
     }
     if (c->on_head && c->l.elems > 0) {
         int64_t el = c->l.elems;
@@ -422,10 +487,10 @@ static void nograd_forward(vp_events *e, inst_ev *x) {
     vp_tensors_dispose(&tmp);
 }
 
-static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro) {
+static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro, int *workspace) {
     e->phase = VP_PH_FORWARD;
     for (int i = 0; i < n; i++)
-        if (xs[i].c->in->activations == VP_ACT_NO_GRAD) nograd_forward(e, &xs[i]);
+        if (xs[i].c->in->activations == VP_ACT_NO_GRAD) nograd_forward(e, &xs[i], workspace);
     for (int64_t mb = 0; mb < micro; mb++) {
         for (int i = 0; i < n; i++) {
             inst_ev *x = &xs[i];
@@ -435,9 +500,29 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             double passes = c->in->activations == VP_ACT_KEEP_GRAPH ? (double)c->in->passes : 1.0;
             vp_tensors loss_saved = {0};
             e->phase = VP_PH_FORWARD;
-            outside_forward(e, x);
+            if (!x->opwise) outside_forward(e, x);
+            /* the embedding's output: the first block's input (events_lora.c frees each block's) */
+            int32_t emb = x->opwise ? vp_ev_alloc(e, (int64_t)(tokens(c) * unit_h(c))) : -1;
+            x->resid = emb;
+            if (emb >= 0 && *workspace) { /* the first GEMM: the rotary embedding's inv_freq @ positions */
+                vp_ev_alloc(e, vp_cublas_workspace_bytes());
+                *workspace = 0;
+            }
             for (int64_t b = 0; b < x->act_blocks; b++) block_forward(e, x, b, every > 0 && b % every == 0, passes);
+            /* the final norm (with its graph) reads the last block's output, then the name is
+             * rebound; the model's forward returns (inputs_embeds goes); the norm's output is the
+             * head's input */
+            int32_t normed = -1;
+            if (x->opwise) {
+                vp_lora_block_dims d;
+                lora_dims(c, tokens(c), &d);
+                normed = vp_ev_norm_train(e, &d, &x->outside);
+            }
+            if (x->resid != emb) vp_ev_free(e, x->resid);
+            vp_ev_free(e, emb);
+            x->resid = -1;
             loss_forward(e, x, &loss_saved);
+            vp_ev_free(e, normed);
             e->phase = VP_PH_BACKWARD;
             int acc = mb > 0;
             loss_backward(e, x, &loss_saved);
@@ -472,10 +557,19 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
         alloc_weights(out, &xs[i]);
         alloc_resident_grads(out, &xs[i]);
     }
-    /* the cuBLAS workspace: allocated through PyTorch's allocator by the first GEMM (runtime.c) */
-    vp_ev_alloc(out, vp_cublas_workspace_bytes());
+    /* the cuBLAS workspace: allocated through PyTorch's allocator by the first GEMM (runtime.c), in
+     * the first forward after the embedding where the blocks are replayed op by op (the H100 trace
+     * qwen05-lora16all), else counted from the end of loading */
+    int workspace = 0, first_nograd = 1;
+    for (int i = 0; i < n; i++) workspace |= xs[i].opwise && xs[i].c->in->activations == VP_ACT_TRAIN;
+    for (int i = 0; i < n; i++) /* frozen forwards run first */
+        if (xs[i].c->in->activations == VP_ACT_NO_GRAD) {
+            if (first_nograd) workspace &= nograd_opwise(xs[i].c);
+            first_nograd = 0;
+        }
+    if (!workspace) vp_ev_alloc(out, vp_cublas_workspace_bytes());
     int64_t micro = plan->grad_accum > 1 ? 2 : 1;
-    for (int step = 0; step < VP_TRAIN_STEPS && !out->failed; step++) train_step(out, xs, n, step, micro);
+    for (int step = 0; step < VP_TRAIN_STEPS && !out->failed; step++) train_step(out, xs, n, step, micro, &workspace);
     for (int i = 0; i < n; i++) inst_dispose(&xs[i]);
     free(xs);
 }

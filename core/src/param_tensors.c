@@ -140,3 +140,14 @@ void vp_untied_head(vp_events *e, const vp_inst_calc *c, double bytes_per_elem) 
     if (!a->tie || a->kind == VP_KIND_VIT || a->kind == VP_KIND_DIT || !c->ds.has_head) return;
     vp_ev_free(e, vp_ev_alloc(e, (int64_t)((double)(a->vocab * a->hidden) * bytes_per_elem / c->act_div_shard)));
 }
+
+void vp_ev_place_weights(vp_events *e, const vp_inst_calc *c, const vp_tlist *pre, const vp_tlist *blk, const vp_tlist *post,
+                         int64_t nblocks, double scale, int n_adapter, double adapter_bytes) {
+    for (int k = 0; k < pre->n; k++) vp_ev_alloc(e, (int64_t)((double)pre->elems[k] * scale));
+    for (int64_t b = 0; b < nblocks; b++) {
+        for (int k = 0; k < blk->n; k++) vp_ev_alloc(e, (int64_t)((double)blk->elems[k] * scale));
+        for (int k = 0; k < n_adapter; k++) vp_ev_alloc(e, (int64_t)adapter_bytes);
+    }
+    for (int k = 0; k < post->n; k++) vp_ev_alloc(e, (int64_t)((double)post->elems[k] * scale));
+    vp_untied_head(e, c, scale);
+}

@@ -111,6 +111,8 @@ typedef struct vp_plan {
     int n_warnings;
     char warnings[4][200];   /* explained warnings found while validating */
     int quiet;               /* numbers only, no explanation strings (re-estimates behind suggestions) */
+    int verdict_only;        /* only `fits` is read (plan_fit.c's search): a device whose tensors alone
+                                pass its usable memory is not replayed through the allocator */
     char alloc_conf_text[256]; /* runtime.pytorch_cuda_alloc_conf as given ("" = PyTorch's defaults) */
     vp_alloc_conf alloc_conf;  /* ... as PyTorch reads it */
 } vp_plan;

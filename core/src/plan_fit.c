@@ -1,7 +1,8 @@
 /* plan_fit.c: the largest batch, sequence length or generated-token count that fits, the rest of the
  * plan kept (`vramplan fit`, docs/schema/fit.md). The search (plan_search.c) runs on the bare estimate
- * of a quiet copy of the plan (numbers only); the two answers, at value and at value + 1, are estimated
- * again with their explanations. */
+ * of a verdict-only copy of the plan (estimate.c skips the allocator replay of a value whose tensors
+ * alone do not fit); the two answers, at value and at value + 1, are the search's own estimates when
+ * it kept them, else estimated again. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,19 +10,47 @@
 #include "planning.h"
 #include "util.h"
 
+/* The search's estimates are kept for the answer when they can be: the one at the largest value that
+ * fits so far, and the one at the smallest value above it that does not. Three buffers, each estimate
+ * going into one that holds neither. */
 typedef struct {
     vp_plan *plan;
     vp_field field;
-    vp_estimate *e;
+    vp_estimate *buf[3];
+    vp_estimate *best, *above; /* NULL: none kept */
+    int64_t best_v, above_v;
     vp_error err;
 } fit_ctx;
+
+static vp_estimate *spare(fit_ctx *c) {
+    for (int i = 0; i < 3; i++)
+        if (c->buf[i] != c->best && c->buf[i] != c->above) return c->buf[i];
+    return c->buf[0]; /* unreachable: two roles, three buffers */
+}
+
+/* The verdict-only estimate skipped the replay of a device whose tensors alone do not fit
+ * (estimate.c): its reserved figures are not the full estimate's. */
+static int complete(const vp_estimate *e) {
+    for (int i = 0; i < e->n_devices; i++)
+        if (!strcmp(e->devices[i].kind, "gpu") && e->devices[i].peak_alloc_bytes > e->devices[i].usable_bytes) return 0;
+    return 1;
+}
 
 /* 1 fits, 0 does not (or is not a plannable value), -1 the estimate failed */
 static int fits_at(void *p, int64_t v) {
     fit_ctx *c = p;
     if (vp_plan_field_set(c->plan, c->field, v, &c->err) != VP_OK) return 0;
-    if (vp_estimate_plan(c->plan, c->e, &c->err) != VP_OK) return -1;
-    return c->e->fits;
+    vp_estimate *e = spare(c);
+    if (vp_estimate_plan(c->plan, e, &c->err) != VP_OK) return -1;
+    if (e->fits && (!c->best || v > c->best_v)) {
+        c->best = e;
+        c->best_v = v;
+        if (c->above && c->above_v <= v) c->above = NULL;
+    } else if (!e->fits && (!c->best || v > c->best_v) && (!c->above || v < c->above_v) && complete(e)) {
+        c->above = e;
+        c->above_v = v;
+    }
+    return e->fits;
 }
 
 /* "workload.batch = 9 does not fit: GPU 0 needs ..., Peak in backward. Largest: ..." from the summary */
@@ -52,10 +81,14 @@ vp_status vp_fit_plan(const vp_plan *plan, vp_field field, vp_fit *out, vp_error
     out->next_reason[0] = out->limit_reason[0] = '\0';
     vp_status st = vp_plan_field_limit(plan, field, &out->limit, out->limit_reason, sizeof out->limit_reason, err);
     if (st) return st;
-    fit_ctx c = {.plan = malloc(sizeof *c.plan), .field = field, .e = &out->next};
-    if (!c.plan) return vp_fail(err, VP_ERR_NOMEM, "", "out of memory");
+    /* the search's buffers: the two answers' own places and one more */
+    fit_ctx c = {.plan = malloc(sizeof *c.plan), .field = field, .buf = {&out->estimate, &out->next, malloc(sizeof(vp_estimate))}};
+    if (!c.plan || !c.buf[2]) {
+        st = vp_fail(err, VP_ERR_NOMEM, "", "out of memory");
+        goto done;
+    }
     *c.plan = *plan;
-    c.plan->quiet = 1;
+    c.plan->verdict_only = 1;
     vp_search s;
     if (vp_search_largest(fits_at, &c, vp_plan_field_get(plan, field), out->limit, 0, &s) < 0) {
         *err = c.err;
@@ -66,15 +99,11 @@ vp_status vp_fit_plan(const vp_plan *plan, vp_field field, vp_fit *out, vp_error
     out->n_estimates = s.n_calls;
     out->n_gaps = s.n_gaps;
     memcpy(out->gaps, s.gaps, sizeof s.gaps);
-    /* the answers, with their explanations */
-    c.plan->quiet = plan->quiet;
-    out->estimate.n_devices = out->next.n_devices = 0;
-    out->estimate.fits = out->next.fits = 0;
-    if (out->value >= 1) {
-        if ((st = vp_plan_field_set(c.plan, field, out->value, err)) || (st = vp_estimate_plan(c.plan, &out->estimate, err)))
-            goto done;
-        out->n_estimates++;
-    }
+    /* the answers, with their explanations: the search's own estimates when it kept them (the same
+     * plan, estimated the same way: verdict-only changes nothing for a value that fits, and `complete`
+     * kept no other), else estimated again */
+    c.plan->verdict_only = 0;
+    int want_next = 0;
     if (out->value >= out->limit) {
         out->limited = 1;
         snprintf(out->next_reason, sizeof out->next_reason, "workload.%s = %lld is the largest value to plan: %s",
@@ -83,11 +112,41 @@ vp_status vp_fit_plan(const vp_plan *plan, vp_field field, vp_fit *out, vp_error
         out->limited = 1; /* plannable values end here (the bytes-per-step check) */
         snprintf(out->next_reason, sizeof out->next_reason, "%s", c.err.message);
     } else {
-        if ((st = vp_estimate_plan(c.plan, &out->next, err))) goto done;
-        out->n_estimates++;
-        next_reason(out, out->next_reason, sizeof out->next_reason);
+        want_next = 1;
     }
+    vp_estimate *E = &out->estimate, *X = &out->next, *H = c.buf[2];
+    vp_estimate *B = out->value >= 1 && c.best && c.best_v == out->value ? c.best : NULL;
+    vp_estimate *N = want_next && c.above && c.above_v == out->value + 1 ? c.above : NULL;
+    /* put the kept ones in place: B into E, N into X */
+    if (N == E) {
+        if (B == X) {
+            memcpy(H, X, sizeof *H);
+            B = H;
+        }
+        memcpy(X, E, sizeof *X);
+        N = X;
+    }
+    if (B && B != E) memcpy(E, B, sizeof *E);
+    if (N && N != X) memcpy(X, N, sizeof *X);
+    if (!B) {
+        E->n_devices = 0;
+        E->fits = 0;
+        if (out->value >= 1) {
+            if ((st = vp_plan_field_set(c.plan, field, out->value, err)) || (st = vp_estimate_plan(c.plan, E, err))) goto done;
+            out->n_estimates++;
+        }
+    }
+    if (!N) {
+        X->n_devices = 0;
+        X->fits = 0;
+        if (want_next) {
+            if ((st = vp_plan_field_set(c.plan, field, out->value + 1, err)) || (st = vp_estimate_plan(c.plan, X, err))) goto done;
+            out->n_estimates++;
+        }
+    }
+    if (want_next) next_reason(out, out->next_reason, sizeof out->next_reason);
 done:
     free(c.plan);
+    free(c.buf[2]);
     return st;
 }

@@ -4,8 +4,9 @@
  * per-record lines and asserts:
  *   - median |error| <= 3 % and worst |error| <= 8 % over the records that did not OOM,
  *   - peak reserved (the caching-allocator replay, reserved.c): median |error| <= 1.5 % (issue 9's
- *     target) and worst <= 12 % (measured 1.34 % and 11.93 % on 2026-11-23; issue 9 asks for 5 %:
- *     the worst records are LoRA on qwen2.5-0.5b, LoRA with checkpointing on 7B models and generate),
+ *     target) and worst <= 11.5 % (measured 0.83 % and 11.35 % on 2026-11-23; issue 9 asks for 5 %:
+ *     the worst records, q05-lora16all-dpo -11.4 % and l1b-lora16all-b8s1024 -8.9 %, each miss one
+ *     fp32-logits-sized segment the H100 made; neither has an allocator trace),
  *   - every record that hit CUDA out-of-memory is predicted not to fit,
  *   - every parameter count equals the one PyTorch measured,
  *   - every record is readable.
@@ -22,7 +23,7 @@
 #define MEDIAN_MAX 0.03
 #define WORST_MAX 0.08
 #define RES_MEDIAN_MAX 0.015
-#define RES_WORST_MAX 0.12
+#define RES_WORST_MAX 0.115
 
 typedef struct {
     char id[64];
@@ -149,7 +150,7 @@ int main(int argc, char **argv) {
             printf("FAIL: the CLI summary has no reserved errors\n");
             failures++;
         } else {
-            printf("  peak reserved: median |error| %.2f%% (limit %.1f%%), worst %.2f%% (limit %.0f%%)\n", 100 * rm->valuedouble,
+            printf("  peak reserved: median |error| %.2f%% (limit %.1f%%), worst %.2f%% (limit %.1f%%)\n", 100 * rm->valuedouble,
                    100 * RES_MEDIAN_MAX, 100 * rw->valuedouble, 100 * RES_WORST_MAX);
             if (rm->valuedouble > RES_MEDIAN_MAX || rw->valuedouble > RES_WORST_MAX) {
                 printf("FAIL: peak reserved outside its limits\n");

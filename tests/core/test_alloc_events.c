@@ -257,6 +257,56 @@ static void bad_alloc_conf(void **state) {
     free(s);
 }
 
+/* events_lora.c against the H100 trace it was read from (qwen05-lora16all-b4s1024, run1: qwen2.5-0.5b
+ * bf16, LoRA r16 on every linear with fp32 adapters, dropout 0.05, batch 4 × seq 1024 = 4096 tokens):
+ * the input_layernorm and q_proj of a block after the first, allocations 1194-1210 of the trace,
+ * with every free between them. Sizes: 4096 × 896 × 4 = 14,680,064 (fp32 hidden), × 2 = 7,340,032
+ * (bf16 hidden), 4096 × 4 = 16,384 (fp32 per token), 4096 × 896 × 1 = 3,670,016 (bool mask),
+ * 4096 × 16 × 4 = 262,144 (lora_A output). A free names the allocation it frees, counted from 0. */
+static void lora_block_trace_order(void **state) {
+    (void)state;
+    static const struct {
+        char op;
+        int64_t v; /* 'a': bytes; 'f': index of the allocation freed */
+    } want[] = {
+        /* LlamaRMSNorm: x.to(fp32), pow, mean, eps, rsqrt, x * rsqrt, .to(bf16), weight * */
+        {'a', 14680064}, {'a', 14680064}, {'a', 16384}, {'f', 1}, {'a', 16384}, {'a', 16384}, {'f', 3},
+        {'a', 14680064}, {'a', 7340032}, {'a', 7340032}, {'f', 6}, {'f', 5}, {'f', 2},
+        /* q_proj: base output, x cast to fp32, dropout mask and output, lora_A, lora_B, scaled, sum, cast back */
+        {'a', 7340032}, {'a', 14680064}, {'a', 3670016}, {'a', 14680064}, {'a', 262144}, {'a', 14680064},
+        {'a', 14680064}, {'f', 13}, {'a', 14680064}, {'f', 14}, {'f', 8}, {'a', 7340032}, {'f', 15}, {'f', 9},
+    };
+    vp_events ev;
+    vp_events_init(&ev);
+    int32_t in = vp_ev_alloc(&ev, 7340032); /* the block input */
+    vp_tensors saved = {0}, cache = {0};
+    vp_lora_block_dims d = {4096, 896, 896, 128, 4864, 14, 2, 4, 16, VP_T_Q | VP_T_K | VP_T_V | VP_T_O | VP_T_GATE | VP_T_UP | VP_T_DOWN};
+    vp_ev_block_lora(&ev, &d, in, 0, &saved, &cache);
+    assert_false(ev.failed);
+    int32_t nalloc = 0, *ord = calloc((size_t)ev.n, sizeof *ord); /* event index -> allocation count */
+    size_t k = 0;
+    for (int32_t i = 1; i < ev.n && k < sizeof want / sizeof want[0]; i++, k++) {
+        const vp_event *x = &ev.ev[i];
+        if (x->size) {
+            ord[i] = nalloc++;
+            if (want[k].op != 'a' || (int64_t)x->size != want[k].v)
+                fail_msg("event %zu: allocation of %llu B, the trace has %c %lld", k, (unsigned long long)x->size, want[k].op, (long long)want[k].v);
+        } else if (want[k].op != 'f' || x->id < 1 || ord[x->id] != want[k].v) {
+            fail_msg("event %zu: a free of allocation %d, the trace has %c %lld", k, x->id >= 1 ? ord[x->id] : -1, want[k].op, (long long)want[k].v);
+        }
+    }
+    assert_int_equal(k, sizeof want / sizeof want[0]);
+    /* what autograd keeps: per adapted module mask + dropout output + lora_A output (7 modules), both
+     * norms' fp32 input and rsqrt, q after RoPE, the SDPA output and logsumexp, gate, act(gate), up;
+     * the DynamicCache K and V go with the output */
+    assert_int_equal(saved.n, 7 * 3 + 2 * 2 + 3 + 3);
+    assert_int_equal(cache.n, 2);
+    free(ord);
+    vp_tensors_dispose(&saved);
+    vp_tensors_dispose(&cache);
+    vp_events_free(&ev);
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) return 2;
     g_dir = argv[2];
@@ -265,6 +315,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bisections_training),   cmocka_unit_test(fragmentation_decides),
         cmocka_unit_test(bad_alloc_conf),        cmocka_unit_test(bisection_generate),
         cmocka_unit_test(bisections_conservative), cmocka_unit_test(lora_default_targets),
+        cmocka_unit_test(lora_block_trace_order),
     };
     return cmocka_run_group_tests(main_tests, NULL, NULL);
 }
