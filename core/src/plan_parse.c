@@ -336,7 +336,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
 
 static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     static const char *const keys[] = {"mode", "batch", "seq", "grad_accum", "new_tokens", "dec_seq",
-                                       "image_size", "kv_dtype", NULL};
+                                       "image_size", "kv_dtype", "frames", "height", "width", "diffusion", NULL};
     vp_status st;
     const char *p = "workload";
     if (!w) return vp_fail(err, VP_ERR_FIELD, p, "missing required field workload");
@@ -356,7 +356,7 @@ static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     int kv = VP_DT_BF16;
     if ((st = vp_json_opt_enum(w, p, "kv_dtype", k_dtype, &kv, err))) return st;
     plan->kv_dtype = (vp_dtype)kv;
-    return VP_OK;
+    return vp_parse_diffusion_workload(w, plan, err); /* i12: frames, height, width, diffusion */
 }
 
 static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan *plan, vp_error *err) {
