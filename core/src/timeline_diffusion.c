@@ -107,6 +107,9 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
                 /* one block under no_grad: residual stream, its normalized copy, q, k, v, the attention output,
                  * the FF hidden and its GELU output */
                 double per = adt * (6.0 * h + 2.0 * ffn);
+                /* single-stream blocks (FLUX, HunyuanVideo) concatenate the attention output with the MLP
+                 * activation before proj_out: one more (h + f)-wide tensor */
+                if (a->d.blocks2 > 0) per += adt * (h + ffn);
                 char tok[24];
                 vp_fmt_count(tok, sizeof tok, BT);
                 vp_moment_add(m, &c->owner, "inference_temp", "Transformer step temporaries", (int64_t)(BT * per),

@@ -4,9 +4,11 @@
  * against an independent count: a released checkpoint's safetensors index total_size (bytes / dtype
  * size), a PyTorch count printed by public training code, or a sibling model the same formula must
  * reproduce. */
+#include <stdio.h>
 #include <string.h>
 
 #include "diffusers.h"
+#include "plan.h"
 #include "vp_test.h"
 
 static uint64_t count_preset(const char *id) {
@@ -213,6 +215,185 @@ static void model_index(void **s) {
     cJSON_Delete(bad);
 }
 
+
+/* ---- group diffusion_workload: hand-worked tokens, VAE decode peaks, CFG ---- */
+
+static vp_arch arch_of(const char *preset) {
+    vp_plan *p = NULL;
+    vp_error err;
+    const char *plan = t_plan1("{\"mode\":\"infer\",\"batch\":1}",
+                               t_fmt("{\"name\":\"c\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"activations\":\"no_grad\"}", preset));
+    p = vp_plan_from_json(plan, t_registry(), &err);
+    assert_non_null(p);
+    vp_arch a = p->inst[0].arch;
+    vp_plan_free(p);
+    return a;
+}
+
+/* Tokens through the transformer, from the pixels:
+ *  CogVideoX 49×480×720: latent frames (49-1)/4+1 = 13, 480/8/2 = 30, 720/8/2 = 45 -> 17,550 video + 226 text = 17,776
+ *  (memory-facts §10); the notes' 17×256×256: 5 × 16 × 16 = 1,280 + 226 = 1,506 (the notes' "24 × 32×32" forgets the
+ *  4× temporal compression and the 2×2 patches);
+ *  Wan 81×480×832: 21 × 30 × 52 = 32,760 (text through cross-attention, not in the sequence);
+ *  HunyuanVideo 129×720×1280: 33 × 45 × 80 = 118,800 + 256 text;
+ *  LTX 161×512×704: (160/8+1) = 21 × 16 × 22 = 7,392 (32× spatial, 8× temporal, patch 1);
+ *  FLUX 1024²: (1024/16)² = 4,096 + 512 T5 tokens; SD3.5 1024²: 64² = 4,096 + 77 + 256. */
+static void tokens(void **s) {
+    (void)s;
+    vp_arch cog = arch_of("cogvideox-5b");
+    assert_int_equal(vp_dit_latent_frames(&cog, 49), 13);
+    assert_int_equal(vp_dit_seq_tokens(&cog, 49, 480, 720), 17776);
+    assert_int_equal(vp_dit_seq_tokens(&cog, 17, 256, 256), 1506);
+    vp_arch wan = arch_of("wan2.1-t2v-14b");
+    assert_int_equal(vp_dit_seq_tokens(&wan, 81, 480, 832), 32760);
+    vp_arch hy = arch_of("hunyuanvideo");
+    assert_int_equal(vp_dit_seq_tokens(&hy, 129, 720, 1280), 118800 + 256);
+    vp_arch ltx = arch_of("ltx-video");
+    assert_int_equal(vp_dit_seq_tokens(&ltx, 161, 512, 704), 7392);
+    vp_arch flux = arch_of("flux.1-dev");
+    assert_int_equal(vp_dit_seq_tokens(&flux, 1, 1024, 1024), 4096 + 512);
+    vp_arch sd3 = arch_of("sd3.5-large");
+    assert_int_equal(vp_dit_seq_tokens(&sd3, 1, 1024, 1024), 4096 + 333);
+    /* the estimate uses them: the unlearning example at the notes' settings saves activations for
+     * batch 4 × 1,506 = 6,024 tokens */
+    const vp_estimate *e = t_estimate(t_plan1("{\"mode\":\"train\",\"batch\":4,\"frames\":17,\"height\":256,\"width\":256}",
+                                              "{\"name\":\"u\",\"model\":{\"preset\":\"cogvideox-5b\"},\"precision\":\"bf16\"}"));
+    int found = 0;
+    for (int k = 0; k < e->devices[0].n_components; k++)
+        if (!strcmp(e->devices[0].components[k].id, "activations")) {
+            assert_contains(e->devices[0].components[k].explain, "6024 tokens");
+            found = 1;
+        }
+    assert_true(found);
+}
+
+/* CogVideoX VAE decode of 49 frames at 480×720 in bf16, no tiling (autoencoder_kl_cogvideox.py):
+ * the first decoder call takes 3 latent frames -> 9 pixel frames; the peak is the first resnet of the last up
+ * block, whose CogVideoXSpatialNorm3D holds the 256-channel input, the GroupNorm output, conv_y(zq), conv_b(zq)
+ * and their product: 5 × 256 channels × 9 × 480 × 720 × 2 B = 7,962,624,000 B; plus the causal conv caches, two
+ * frames of each 3-D conv input, 8 convs per up block: 2 × 480·720 × (8·128 + 8·256/4 + 8·256/16 + 8·512/64) × 2 B
+ * = 2,388,787,200 B -> 10,351,411,200 B. With enable_tiling the tile is 240 × 360 (sample size / 2): a quarter of
+ * the pixels -> 2,587,852,800 B. */
+static void vae_decode_peak(void **s) {
+    (void)s;
+    vp_arch v = arch_of("cogvideox-5b/vae");
+    vp_vae_peak pk;
+    vp_vae_decode_peak(&v, 1, 49, 480, 720, 2.0, 0, 0, &pk);
+    assert_int_equal(pk.chunk_frames, 9);
+    assert_u64_equal((uint64_t)pk.bytes, 7962624000ULL + 2388787200ULL);
+    vp_vae_decode_peak(&v, 1, 49, 480, 720, 2.0, 1, 0, &pk);
+    assert_int_equal(pk.tile_h, 240);
+    assert_int_equal(pk.tile_w, 360);
+    assert_u64_equal((uint64_t)pk.bytes, (7962624000ULL + 2388787200ULL) / 4);
+    /* slicing decodes one sample at a time: batch 2 with slicing = batch 1 */
+    vp_vae_peak one, two;
+    vp_vae_decode_peak(&v, 1, 49, 480, 720, 2.0, 0, 1, &one);
+    vp_vae_decode_peak(&v, 2, 49, 480, 720, 2.0, 0, 1, &two);
+    assert_true(one.bytes == two.bytes);
+    /* HunyuanVideo's mid-block attention builds a causal mask of (N, N) for N = 5 latent frames × 90 × 160 latent
+     * pixels at 720×1280 without tiling: 72,000² × 2 B = 10,368,000,000 B, larger than its conv activations */
+    vp_arch hv = arch_of("hunyuanvideo/vae");
+    vp_vae_decode_peak(&hv, 1, 129, 720, 1280, 2.0, 0, 0, &pk);
+    assert_true(pk.bytes >= 10368000000.0);
+    vp_vae_decode_peak(&hv, 1, 129, 720, 1280, 2.0, 1, 0, &pk);
+    assert_true(pk.bytes < 4e9); /* 256 × 256 tiles: the mask is 5·32·32 = 5,120² */
+    /* the estimate reports the decode under the VAE instance */
+    const vp_estimate *e = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720}",
+                                              "{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"cogvideox-5b/vae\"},"
+                                              "\"precision\":\"bf16\",\"activations\":\"no_grad\"}"));
+    assert_u64_equal(t_component(e, 0, "vae_decode", "vae"), 7962624000ULL + 2388787200ULL);
+    assert_string_equal(e->devices[0].peak_phase, "vae_decode");
+}
+
+static const char *pipeline_instances(const char *id, const char *prec, int te, int te2, int te3) {
+    const char *fmt = "{\"name\":\"%s\",\"role\":\"reference\",\"model\":{\"preset\":\"%s%s\"},\"precision\":\"%s\",\"activations\":\"no_grad\"}";
+    const char *s = t_fmt(fmt, "transformer", id, "", prec);
+    if (te) s = t_fmt("%s,%s", s, t_fmt(fmt, "text_encoder", id, "/text_encoder", prec));
+    if (te2) s = t_fmt("%s,%s", s, t_fmt(fmt, "text_encoder_2", id, "/text_encoder_2", prec));
+    if (te3) s = t_fmt("%s,%s", s, t_fmt(fmt, "text_encoder_3", id, "/text_encoder_3", prec));
+    return t_fmt("%s,%s", s, t_fmt(fmt, "vae", id, "/vae", prec));
+}
+
+/* Classifier-free guidance: CogVideoXPipeline concatenates [uncond, cond] latents, so the transformer's step
+ * temporaries double (17,776 tokens × 2); WanPipeline runs a second transformer call instead, so they do not. */
+static void cfg_doubling(void **s) {
+    (void)s;
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720%s}";
+    /* the transformer alone, so that its step is the peak */
+    const char *inst = "{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"cogvideox-5b\"},"
+                       "\"precision\":\"bf16\",\"activations\":\"no_grad\"}";
+    const vp_estimate *on = t_estimate(t_plan(t_fmt(wl, ""), inst, NULL));
+    uint64_t with_cfg = t_component(on, 0, "inference_temp", "transformer");
+    const vp_estimate *off = t_estimate(t_plan(t_fmt(wl, ",\"diffusion\":{\"cfg\":false}"), inst, NULL));
+    uint64_t without = t_component(off, 0, "inference_temp", "transformer");
+    /* one block at a time: tokens × 2 B × (6 × 3072 + 2 × 12288) = 86,016 B per token */
+    assert_u64_equal(without, 17776ULL * 86016ULL);
+    assert_u64_equal(with_cfg, 2ULL * 17776ULL * 86016ULL);
+    const char *wi = "{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.1-t2v-1.3b\"},"
+                     "\"precision\":\"bf16\",\"activations\":\"no_grad\"}";
+    const char *ww = "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832%s}";
+    uint64_t w_on = t_component(t_estimate(t_plan(t_fmt(ww, ""), wi, NULL)), 0, "inference_temp", "transformer");
+    uint64_t w_off = t_component(t_estimate(t_plan(t_fmt(ww, ",\"diffusion\":{\"cfg\":false}"), wi, NULL)), 0, "inference_temp", "transformer");
+    assert_u64_equal(w_on, w_off);
+    assert_u64_equal(w_on, 32760ULL * 2ULL * (6ULL * 1536 + 2ULL * 8960));
+}
+
+/* Offload modes, in pipeline order: without offload every component stays, with enable_model_cpu_offload one
+ * component at a time (the peak names it), with enable_sequential_cpu_offload one module's weights. */
+static void offload_modes(void **s) {
+    (void)s;
+    const char *inst = pipeline_instances("cogvideox-5b", "bf16", 1, 0, 0);
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720,\"diffusion\":{\"offload\":\"%s\",\"vae_tiling\":%s}}";
+    const vp_estimate *none = t_estimate(t_plan(t_fmt(wl, "none", "false"), inst, NULL));
+    const vp_estimate *model = t_estimate(t_plan(t_fmt(wl, "model", "true"), inst, NULL));
+    const vp_estimate *seq = t_estimate(t_plan(t_fmt(wl, "sequential", "true"), inst, NULL));
+    assert_string_equal(none->devices[0].peak_phase, "vae_decode");
+    assert_string_equal(model->devices[0].peak_phase, "transformer");
+    /* model offload at the transformer: its weights only (5,570,283,072 × 2 B) beside the step */
+    assert_u64_equal(t_component(model, 0, "weights", "transformer"), 5570283072ULL * 2);
+    assert_u64_equal(t_component(model, 0, "weights", "text_encoder"), 0);
+    assert_true(seq->devices[0].peak_alloc_bytes < model->devices[0].peak_alloc_bytes);
+    assert_true(model->devices[0].peak_alloc_bytes < none->devices[0].peak_alloc_bytes);
+    /* phases in the pipeline's order */
+    assert_string_equal(none->devices[0].phases[1].name, "text_encoder");
+    assert_string_equal(none->devices[0].phases[2].name, "transformer");
+    assert_string_equal(none->devices[0].phases[3].name, "vae_decode");
+}
+
+/* The seeds' scenario (shared/seeds/000): the notes' 192 GB. At their settings (batch 4, 17 frames, 256×256) the
+ * whole job (two 5.57B transformers, T5-XXL, VAE, 8.4M adapters) fits on one 80 GB card, activations of the
+ * unlearned copy's two passes dominate; at the native 49×480×720 with batch 1 it does not fit, and checkpointing
+ * makes it fit. */
+static void unlearning_scenario(void **s) {
+    (void)s;
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/cogvideox-unlearning.json", VP_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const vp_estimate *e = t_estimate(buf);
+    assert_true(e->fits);
+    assert_int_equal(e->n_instances, 4);
+    assert_u64_equal(e->instances[0].params_trainable, 42ULL * (2ULL * 3072 * 32 + 32 + 3072)); /* 8,387,904 */
+    assert_string_equal(e->devices[0].components[0].id, "activations");
+    /* two full bf16 copies of the transformer, T5-XXL and the VAE: 2 × 11.14 + 9.52 + 0.43 GB */
+    assert_u64_equal(t_component(e, 0, "weights", NULL), 2ULL * 5570283072ULL * 2 + 4762310656ULL * 2 + 215583907ULL * 2);
+    assert_true(e->devices[0].peak_alloc_bytes < 80ULL * 1000000000ULL);
+    char *native = strstr(buf, "\"batch\": 4");
+    assert_non_null(native);
+    memcpy(native, "\"batch\": 1", 10);
+    char *fr = strstr(buf, "\"frames\": 17,\n    \"height\": 256,\n    \"width\": 256");
+    assert_non_null(fr);
+    const char *rep = "\"frames\": 49,\n    \"height\": 480,\n    \"width\": 720";
+    memcpy(fr, rep, strlen(rep));
+    const vp_estimate *nat = t_estimate(buf);
+    assert_false(nat->fits);
+    assert_string_equal(nat->devices[0].components[0].id, "activations");
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest params[] = {
         cmocka_unit_test(cogvideox_5b), cmocka_unit_test(cogvideox_2b), cmocka_unit_test(wan_1_3b),
@@ -223,7 +404,12 @@ int main(int argc, char **argv) {
         cmocka_unit_test(vae_video),    cmocka_unit_test(components_match_declared),
         cmocka_unit_test(bad_configs),  cmocka_unit_test(model_index),
     };
+    const struct CMUnitTest workload[] = {
+        cmocka_unit_test(tokens),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(cfg_doubling),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(unlearning_scenario),
+    };
     int rc = 0;
     rc |= T_RUN("diffusion_params", params, argc, argv);
+    rc |= T_RUN("diffusion_workload", workload, argc, argv);
     return rc;
 }
