@@ -394,6 +394,102 @@ static void unlearning_scenario(void **s) {
     assert_string_equal(nat->devices[0].components[0].id, "activations");
 }
 
+/* ---- published memory figures (README "Diffusion pipelines" lists each with its source and kind) ----
+ * kind: "reserved" = torch.cuda.max_memory_reserved, "allocated" = max_memory_allocated, "smi" = what nvidia-smi
+ * shows (reserved + CUDA context). Units as published: GiB where the source divides by 1024³. */
+typedef struct {
+    const char *what, *workload, *instances, *kind;
+    double published_gib;
+    int fits_24gb, fits_80gb; /* the claims the figure supports: 1 fits, 0 does not, -1 not claimed */
+} published;
+
+static const char *one(const char *preset, const char *extra) {
+    return t_fmt("{\"name\":\"transformer\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\"%s}", preset, extra);
+}
+
+static double predicted(const published *p, const char *gpu) {
+    const vp_estimate *e = t_estimate(t_plan(p->workload, p->instances, t_fmt("{\"gpu\":\"%s\",\"count\":1}", gpu)));
+    const vp_device *d = &e->devices[0];
+    double b = !strcmp(p->kind, "allocated") ? (double)d->peak_alloc_bytes
+               : !strcmp(p->kind, "reserved") ? (double)d->peak_reserved_bytes : (double)d->nvidia_smi_bytes;
+    return b / 1073741824.0;
+}
+
+static void check_published(const published *ps, size_t n) {
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const published *p = &ps[i];
+        double got = predicted(p, "h100-sxm-80gb");
+        print_message("%-70s published %6.2f GiB predicted %6.2f GiB (%+.1f%%)\n", p->what, p->published_gib, got,
+                      100.0 * (got / p->published_gib - 1.0));
+        if (got < 0.9 * p->published_gib || got > 1.1 * p->published_gib) bad++;
+        if (p->fits_24gb >= 0) {
+            const vp_estimate *e = t_estimate(t_plan(p->workload, p->instances, "{\"gpu\":\"rtx-4090\",\"count\":1}"));
+            if (e->fits != p->fits_24gb) bad++, print_message("  24 GB claim not reproduced\n");
+        }
+        if (p->fits_80gb >= 0) {
+            const vp_estimate *e = t_estimate(t_plan(p->workload, p->instances, "{\"gpu\":\"h100-sxm-80gb\",\"count\":1}"));
+            if (e->fits != p->fits_80gb) bad++, print_message("  80 GB claim not reproduced\n");
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
+#define LORA128 ",\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":128,\"alpha\":128,\"dropout\":0,\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}}," \
+                "\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw_8bit\"}"
+
+static void published_within_10(void **s) {
+    (void)s;
+    const published ps[] = {
+        /* finetrainers docs/models/cogvideox.md: LoRA r128, batch 1, gradient checkpointing, AdamW (bnb 8-bit),
+         * 49x480x720, precomputed conditions; training peak max_memory_reserved 20.701 GiB; fits a 24 GB card */
+        {"CogVideoX-5b LoRA r128 GC 8-bit AdamW 49x480x720 (finetrainers)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720}", one("cogvideox-5b", LORA128),
+         "reserved", 20.701, 1, 1},
+        /* tencent/HunyuanVideo README: batch 1, 544px960px129f, 30 steps, GPU peak memory 45G (official code:
+         * text encoders and transformer on the GPU, VAE tiling); fits 80 GB, not 24 GB */
+        {"HunyuanVideo 544x960x129f inference (official README)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":129,\"height\":544,\"width\":960,\"diffusion\":{\"vae_tiling\":true}}",
+         pipeline_instances("hunyuanvideo", "bf16", 1, 1, 0), "smi", 45.0, 0, 1},
+    };
+    check_published(ps, sizeof ps / sizeof ps[0]);
+}
+
+/* Published figures the model does not reach within 10% yet (known_bug group: expected to fail). The gaps:
+ * nvidia-smi figures under enable_model_cpu_offload / sequential offload include the caching allocator's
+ * segments left by earlier components (T5's 9 GiB stay reserved when the transformer arrives), which the
+ * pipeline timeline does not replay; finetrainers' LTX tables include what precomputation left cached. */
+static void published_misses(void **s) {
+    (void)s;
+    const published ps[] = {
+        {"HunyuanVideo 720x1280x129f inference (official README: 60G)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":129,\"height\":720,\"width\":1280,\"diffusion\":{\"vae_tiling\":true}}",
+         pipeline_instances("hunyuanvideo", "bf16", 1, 1, 0), "smi", 60.0, 0, 1},
+        {"CogVideoX-5b BF16 model offload + VAE tiling (THUDM README: 20.7 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720,\"diffusion\":{\"offload\":\"model\",\"vae_tiling\":true}}",
+         pipeline_instances("cogvideox-5b", "bf16", 1, 0, 0), "smi", 20.7e9 / 1073741824.0, 1, 1},
+        {"CogVideoX-2b FP16 model offload + VAE tiling (THUDM README: 12.5 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720,\"diffusion\":{\"offload\":\"model\",\"vae_tiling\":true}}",
+         pipeline_instances("cogvideox-2b", "fp16", 1, 0, 0), "smi", 12.5e9 / 1073741824.0, 1, 1},
+        {"CogVideoX-5b BF16 sequential offload + slicing + tiling (THUDM README: from 5 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720,\"diffusion\":{\"offload\":\"sequential\",\"vae_tiling\":true,\"vae_slicing\":true}}",
+         pipeline_instances("cogvideox-5b", "bf16", 1, 0, 0), "smi", 5e9 / 1073741824.0, 1, 1},
+        {"CogVideoX-2b decode 49 frames 720x480, no offload (diffusers docs: about 19 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720}",
+         pipeline_instances("cogvideox-2b", "fp16", 1, 0, 0), "allocated", 19e9 / 1073741824.0, -1, 1},
+        {"CogVideoX-5b full fine-tune GC 8-bit AdamW (finetrainers: 52.939 GiB reserved)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720}",
+         one("cogvideox-5b", ",\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw_8bit\"}"), "reserved", 52.939, -1, 1},
+        {"LTX-Video LoRA r128 GC 49x512x768 (finetrainers: 10.916 GiB reserved)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}", one("ltx-video", LORA128), "reserved",
+         10.916, 1, 1},
+        {"LTX-Video full fine-tune GC 49x512x768 (finetrainers: 20.357 GiB reserved)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
+         one("ltx-video", ",\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw_8bit\"}"), "reserved", 20.357, 1, 1},
+    };
+    check_published(ps, sizeof ps / sizeof ps[0]);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest params[] = {
         cmocka_unit_test(cogvideox_5b), cmocka_unit_test(cogvideox_2b), cmocka_unit_test(wan_1_3b),
@@ -408,7 +504,11 @@ int main(int argc, char **argv) {
         cmocka_unit_test(tokens),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(cfg_doubling),
         cmocka_unit_test(offload_modes), cmocka_unit_test(unlearning_scenario),
     };
+    const struct CMUnitTest pub[] = {cmocka_unit_test(published_within_10)};
+    const struct CMUnitTest pub_bugs[] = {cmocka_unit_test(published_misses)};
     int rc = 0;
+    rc |= T_RUN("diffusion_published", pub, argc, argv);
+    rc |= T_RUN("diffusion_published_bugs", pub_bugs, argc, argv);
     rc |= T_RUN("diffusion_params", params, argc, argv);
     rc |= T_RUN("diffusion_workload", workload, argc, argv);
     return rc;
