@@ -4,6 +4,7 @@
  *   "diffusion": {"cfg": classifier-free guidance (default true), "offload": "none" | "model"
  *   (pipe.enable_model_cpu_offload()) | "sequential" (pipe.enable_sequential_cpu_offload()),
  *   "vae_tiling": pipe.vae.enable_tiling(), "vae_slicing": pipe.vae.enable_slicing()}. */
+#include "diffusers.h"
 #include "plan.h"
 #include "util.h"
 
@@ -39,5 +40,23 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     if ((st = vp_json_opt_enum(d, dp, "offload", k_offload, &plan->diff.offload, err))) return st;
     if ((st = vp_json_opt_bool(d, dp, "vae_tiling", &plan->diff.vae_tiling, err))) return st;
     if ((st = vp_json_opt_bool(d, dp, "vae_slicing", &plan->diff.vae_slicing, err))) return st;
+    return VP_OK;
+}
+
+/* Sizes can each be in range while the tokens they give are absurd; refuse a diffusion workload whose
+ * activations (with an s² attention term, were it eager) no machine could hold, so that every later
+ * product stays far inside int64 (bounds computed in floating point, as vp_plan_check_magnitudes). */
+vp_status vp_diffusion_check_magnitudes(const vp_plan *plan, vp_error *err) {
+    for (int i = 0; i < plan->n_instances; i++) {
+        const vp_arch *a = &plan->inst[i].arch;
+        if (!VP_DC_IS_DIT(a->dclass)) continue;
+        double T = (double)vp_dit_plan_tokens(plan, a) * (double)plan->batch * 2.0;
+        double L = (double)(a->layers + a->d.blocks2) * 4.0; /* passes */
+        double per = 64.0 * (double)a->hidden + 16.0 * (double)a->inter + 16.0 * (double)a->heads * T;
+        if (T * per * L > 2.3e18)
+            return vp_fail(err, VP_ERR_RANGE, "workload.frames",
+                           "workload: %.3g tokens through instance \"%s\" would need about %.3g bytes; not a plannable job", T,
+                           plan->inst[i].name, T * per * L);
+    }
     return VP_OK;
 }

@@ -116,6 +116,7 @@ enum { VP_DIFF_OFFLOAD_NONE = 0, VP_DIFF_OFFLOAD_MODEL, VP_DIFF_OFFLOAD_SEQUENTI
 /* workload.frames/height/width/diffusion (diffusion_plan.c; called by parse_workload). */
 struct cJSON;
 vp_status vp_parse_diffusion_workload(const struct cJSON *w, vp_plan *plan, vp_error *err);
+vp_status vp_diffusion_check_magnitudes(const vp_plan *plan, vp_error *err);
 
 /* Refuses workloads whose tokens or bytes no machine could hold (plan_parse.c); the planning layer
  * (plan_edit.c) runs it again after changing batch, seq or new_tokens of a parsed plan. */

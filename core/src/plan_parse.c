@@ -442,6 +442,8 @@ static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan 
  * workloads whose tokens or bytes no machine could hold, so every later product stays far inside
  * int64 (bounds computed in floating point). */
 vp_status vp_plan_check_magnitudes(const vp_plan *plan, vp_error *err) {
+    vp_status dst = vp_diffusion_check_magnitudes(plan, err); /* i12: tokens from frames × height × width */
+    if (dst) return dst;
     double tok = (double)plan->batch * ((double)plan->seq + (double)plan->new_tokens + (double)plan->dec_seq);
     if (tok > 4294967296.0)
         return vp_fail(err, VP_ERR_RANGE, "workload.batch",

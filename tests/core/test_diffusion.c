@@ -192,6 +192,15 @@ static void bad_configs(void **s) {
                    VP_ERR_RANGE, "instances[0].model.hf_config.block_out_channels");
     t_expect_error(t_plan1(wl, "{\"name\":\"c\",\"model\":{\"preset\":\"cogvideox-5b/unet\"}}"), VP_ERR_UNSUPPORTED,
                    "instances[0].model.preset");
+    /* absurd sizes: more than 2^36 pixels, or tokens whose activations no machine holds */
+    const char *cog = "{\"name\":\"c\",\"model\":{\"preset\":\"cogvideox-5b\"}}";
+    t_expect_error(t_plan1("{\"batch\":1,\"frames\":10000,\"height\":16384,\"width\":16384}", cog), VP_ERR_RANGE,
+                   "workload.frames");
+    t_expect_error(t_plan1("{\"batch\":1,\"frames\":1000,\"height\":8192,\"width\":8192}", cog), VP_ERR_RANGE,
+                   "workload.frames");
+    t_expect_error(t_plan1("{\"batch\":1,\"frames\":49}", cog), VP_ERR_FIELD, "workload.height");
+    t_expect_error(t_plan1("{\"batch\":1,\"height\":480,\"width\":720,\"diffusion\":{\"offload\":\"disk\"}}", cog),
+                   VP_ERR_UNSUPPORTED, "workload.diffusion.offload");
 }
 
 /* model_index.json: the pipeline class and its components ([library, class]; null entries skipped). */
