@@ -160,7 +160,7 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
 }
 
 void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out) {
-    if (vp_plan_is_diffusion(plan)) return; /* i12: no replay of a pipeline call (reserved = allocated) */
+    if (vp_plan_is_diffusion(plan)) { vp_events_diffusion(plan, cs, n, out); return; } /* i12 (events_diffusion.c) */
     out->phase = VP_PH_LOAD;
     for (int i = 0; i < n; i++) alloc_weights(out, &cs[i]);
     vp_ev_alloc(out, vp_cublas_workspace_bytes());
