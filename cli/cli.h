@@ -28,6 +28,8 @@ typedef int (*cli_flag_fn)(void *ctx, const char *flag, const char *value);
 /* Builds the plan (--plan FILE, then the flags) into *plan_json (free()); returns 0 or an exit status. */
 int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extra, void *ctx, char **plan_json);
 void cli_print_plan_flags(FILE *f);
+/* --model of a diffusion pipeline preset: add its other components as instances (pipeline_expand.c). */
+void cli_expand_pipeline(struct cJSON *plan, int seq_given);
 /* A non-negative whole number for flag; prints "vramplan CMD: FLAG needs ..." and returns 0 if not. */
 int cli_parse_count(const char *cmd, const char *flag, const char *s, long long *out);
 int cmd_calibrate(int argc, char **argv);

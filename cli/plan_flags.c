@@ -23,6 +23,9 @@ void cli_print_plan_flags(FILE *f) {
             "  --batch N            micro-batch (default 1)\n"
             "  --seq N              tokens per sequence / prompt tokens (default 2048)\n"
             "  --new-tokens N       infer: tokens to generate\n"
+            "  --frames N --height N --width N  video / image size in pixels (diffusion pipelines)\n"
+            "  --offload MODE       diffusion inference: none | model | sequential (enable_*_cpu_offload)\n"
+            "  --vae-tiling, --vae-slicing, --no-cfg   diffusers VAE tiling / slicing; guidance off\n"
             "  --grad-accum N       gradient-accumulation steps\n"
             "  --optimizer NAME     adamw | adam | sgd | sgd_momentum | adafactor | lion | adamw_8bit | paged_adamw | paged_adamw_8bit\n"
             "  --optim-impl I       foreach | fused | forloop (AdamW; default foreach)\n"
@@ -213,6 +216,22 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             const char *key = !strcmp(a, "--batch") ? "batch" : !strcmp(a, "--seq") ? "seq"
                               : !strcmp(a, "--new-tokens") ? "new_tokens" : "grad_accum";
             set_num(wl, key, x);
+        } else if (!strcmp(a, "--frames") || !strcmp(a, "--height") || !strcmp(a, "--width")) {
+            NEEDV();
+            double x;
+            if (!plan_number(cmd, a, v, &x)) {
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            set_num(wl, a + 2, x);
+        } else if (!strcmp(a, "--offload")) {
+            NEEDV();
+            set_str(obj(wl, "diffusion"), "offload", v);
+        } else if (!strcmp(a, "--vae-tiling") || !strcmp(a, "--vae-slicing") || !strcmp(a, "--no-cfg")) {
+            cJSON *d = obj(wl, "diffusion");
+            const char *k = !strcmp(a, "--no-cfg") ? "cfg" : !strcmp(a, "--vae-tiling") ? "vae_tiling" : "vae_slicing";
+            cJSON_DeleteItemFromObjectCaseSensitive(d, k);
+            cJSON_AddBoolToObject(d, k, strcmp(a, "--no-cfg") != 0);
         } else if (!strcmp(a, "--alloc-conf")) {
             NEEDV();
             set_str(obj(plan, "runtime"), "pytorch_cuda_alloc_conf", v);
@@ -279,6 +298,11 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             rc = EXIT_USAGE;
             goto out;
         }
+    }
+    if (!plan_path) {
+        int seq_given = 0;
+        for (int k = 1; k < argc; k++) seq_given |= !strcmp(argv[k], "--seq");
+        cli_expand_pipeline(plan, seq_given); /* i12: --model of a diffusion pipeline */
     }
     if (gpu) {
         cJSON *hw = obj(plan, "hardware");

@@ -121,7 +121,7 @@ export const FSDP_STRATEGIES = [
 
 // Model families whose architecture is not a plain decoder (the core's arch kinds; the core's
 // "lora" suggestion applies only to decoders).
-export const NON_DECODER_TYPES = ['gpt2', 't5', 'vit', 'cogvideox'];
+export const NON_DECODER_TYPES = ['gpt2', 't5', 'vit', 'cogvideox', 'wan', 'hunyuanvideo', 'ltx', 'mochi', 'flux', 'sd3'];
 
 export const MAX_INSTANCES = 8;
 
@@ -144,6 +144,12 @@ export const LORA_TARGETS = {
   vit: ['qkv', 'proj', 'fc1', 'fc2'],
   phi3: ['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj'],
   cogvideox: ['to_q', 'to_k', 'to_v', 'to_out.0'],
+  wan: ['to_q', 'to_k', 'to_v', 'to_out.0'],
+  hunyuanvideo: ['to_q', 'to_k', 'to_v', 'to_out.0'],
+  ltx: ['to_q', 'to_k', 'to_v', 'to_out.0'],
+  mochi: ['to_q', 'to_k', 'to_v', 'to_out.0'],
+  flux: ['to_q', 'to_k', 'to_v', 'to_out.0'],
+  sd3: ['to_q', 'to_k', 'to_v', 'to_out.0'],
 };
 
 export const CUSTOM_FIELDS = [

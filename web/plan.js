@@ -227,6 +227,10 @@ export function buildPlan(state, info = {}) {
   }
   const vit = state.instances.some((_, i) => modelTypeOfModel(state.instances[ownModelIndex(state, i)].model, presetType) === 'vit');
   if (vit && !blank(w.image_size)) workload.image_size = num(w.image_size);
+  opt('frames', w.frames); // diffusion pipelines: the video size and options (docs/diffusion.md)
+  opt('height', w.height);
+  opt('width', w.width);
+  if (w.diffusion && typeof w.diffusion === 'object') workload.diffusion = structuredClone(w.diffusion);
 
   const plan = { schema: PLAN_SCHEMA };
   if (typeof state.name === 'string' && state.name) plan.name = state.name;

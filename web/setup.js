@@ -390,7 +390,8 @@ export function planToState(plan, presetType = () => '') {
   // workload
   if (plan.workload === undefined) invalid.push('workload');
   const w = obj(plan.workload, 'workload');
-  only(w, 'workload', ['mode', 'batch', 'seq', 'grad_accum', 'new_tokens', 'dec_seq', 'image_size', 'kv_dtype']);
+  only(w, 'workload', ['mode', 'batch', 'seq', 'grad_accum', 'new_tokens', 'dec_seq', 'image_size', 'kv_dtype',
+    'frames', 'height', 'width', 'diffusion']);
   const mode = str(w.mode, 'workload.mode', ['train', 'infer'], 'train');
   const train = mode === 'train';
   s.workload.mode = mode;
@@ -407,6 +408,11 @@ export function planToState(plan, presetType = () => '') {
     if (w.grad_accum !== undefined && w.grad_accum !== 1) dropped.push('workload.grad_accum');
   }
   s.workload.image_size = numb(w.image_size, 'workload.image_size', '');
+  // diffusion pipelines (docs/diffusion.md): the video size and the pipeline's options, carried as given
+  s.workload.frames = numb(w.frames, 'workload.frames', '');
+  s.workload.height = numb(w.height, 'workload.height', '');
+  s.workload.width = numb(w.width, 'workload.width', '');
+  s.workload.diffusion = isObject(w.diffusion) ? structuredClone(w.diffusion) : null;
   if (w.dec_seq !== undefined && w.dec_seq !== 128) dropped.push('workload.dec_seq');
 
   // instances

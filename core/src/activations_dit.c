@@ -1,23 +1,94 @@
-/* activations_dit.c: CogVideoX-style diffusion transformer blocks. */
+/* activations_dit.c: diffusion-pipeline components: the DiT transformers' blocks, and for the frozen
+ * text encoders and VAEs the temporaries of their (no-grad) forward. */
 #include <string.h>
 
 #include "activations.h"
+#include "diffusers.h"
 
-/* CogVideoX blocks (diffusers cogvideox_transformer_3d.py CogVideoXBlock, CogVideoXAttnProcessor2_0):
- * text and video tokens in one sequence. Per op: LayerNormZero = LayerNorm (saves its input) then
- * `* (1 + scale) + shift` (saves the normalized tensor only when scale needs a gradient, i.e. the
- * block trains); q, k, v Linears (save their shared input when they train); LayerNorm on q and k
- * over head_dim (save their inputs); RoPE in place on the video part; SDPA (q, k, v, out, fp32 LSE);
- * `gate * attn_out` and `gate_ff * ff_out` save the other operand only when the gate needs a
- * gradient; FeedForward: Linear, GELU-tanh (saves its input), Linear. Bottleneck adapters save their
- * input and hidden activation. */
+/* Text tokens a pipeline feeds its encoder: the transformer's (max_sequence_length / max_text_seq_length)
+ * when the plan has one, else the encoder's own context (CLIP 77) or the common 226/256. */
+static int64_t text_tokens(const vp_plan *plan, const vp_instance *in) {
+    const vp_arch *a = &in->arch;
+    if (a->dclass == VP_DC_CLIP_TEXT) return a->d.text_len > 0 ? a->d.text_len : 77;
+    for (int i = 0; i < plan->n_instances; i++) {
+        const vp_arch *t = &plan->inst[i].arch;
+        if (VP_DC_IS_DIT(t->dclass) && t->d.text_len > 0) {
+            /* SD3: 77 CLIP + 256 T5 tokens; the T5 encoder sees its 256 */
+            return t->dclass == VP_DC_SD3 ? t->d.text_len - 77 : t->d.text_len;
+        }
+    }
+    return a->dclass == VP_DC_LLAMA_ENC ? 256 : 226;
+}
+
+/* A frozen text encoder's forward under no_grad, one block at a time (transformers modeling_t5.py /
+ * modeling_clip.py / modeling_llama.py): the hidden states and the normalized copy, q, k, v and the
+ * attention output, the MLP's activations (gated: gate, up, product), and T5's eager attention scores
+ * (bf16 scores + the fp32 softmax, per head and token) and its (1, heads, s, s) fp32 position bias. */
+static void text_encoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
+    const vp_arch *a = &in->arch;
+    double adt = vp_dtype_bytes(vp_act_dtype(in));
+    double h = (double)a->hidden, f = (double)a->inter, heads = (double)a->heads;
+    int64_t s = text_tokens(plan, in);
+    int gated = a->mlp == VP_MLP_GEGLU || a->mlp == VP_MLP_SWIGLU;
+    double per = adt * (6.0 * h + (gated ? 3.0 : 2.0) * f);
+    if (a->dclass == VP_DC_T5_ENC || a->dclass == VP_DC_UMT5_ENC) per += heads * (double)s * (adt + 4.0 + 4.0);
+    r->tokens = plan->batch * s;
+    r->layers = 0; /* never trained here: nothing saved for backward */
+    r->fwd_temp = per;
+    r->attn_kernel = a->dclass == VP_DC_T5_ENC || a->dclass == VP_DC_UMT5_ENC ? "eager" : "mem-efficient";
+}
+
+/* A frozen VAE in training encodes the batch's videos on the fly (latents not precomputed): the encoder's
+ * conv stack at full resolution (vae.c); the estimate carries it as one "token". */
+static void vae(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
+    const vp_arch *a = &in->arch;
+    double adt = vp_dtype_bytes(vp_act_dtype(in));
+    int64_t f, h, w;
+    const vp_arch *dit = NULL;
+    for (int i = 0; i < plan->n_instances; i++)
+        if (VP_DC_IS_DIT(plan->inst[i].arch.dclass)) dit = &plan->inst[i].arch;
+    if (plan->height) vp_diffusion_size(plan, a, &f, &h, &w);
+    else if (dit) vp_dit_default_size(dit, &f, &h, &w);
+    else f = 1, h = w = 512;
+    vp_vae_peak pk;
+    if (plan->mode == VP_MODE_TRAIN)
+        vp_vae_encode_peak(a, plan->batch, f, h, w, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
+    else
+        vp_vae_decode_peak(a, plan->batch, f, h, w, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
+    r->tokens = 1;
+    r->layers = 0;
+    r->fwd_temp = pk.bytes + pk.out_bytes;
+    r->attn_kernel = "mem-efficient";
+}
+
+/* DiT blocks (diffusers cogvideox_transformer_3d.py CogVideoXBlock + CogVideoXAttnProcessor2_0, and the
+ * same op sequence in transformer_wan.py, transformer_flux.py, transformer_sd3.py, transformer_hunyuan_video.py,
+ * transformer_ltx.py, transformer_mochi.py). Per op: the adaptive norm = LayerNorm (saves its input) then
+ * `* (1 + scale) + shift` (saves the normalized tensor only when scale needs a gradient, i.e. the block
+ * trains); q, k, v Linears (save their shared input when they train); q/k norms (save their inputs); RoPE;
+ * SDPA (q, k, v, out, fp32 LSE); `gate * attn_out` and `gate_ff * ff_out` save the other operand only when the
+ * gate needs a gradient; FeedForward: Linear, GELU-tanh (saves its input), Linear. Cross-attention blocks
+ * (Wan attn2, LTX attn2) add a norm, q and its norm, SDPA q/out/LSE over the video tokens (k, v are the few
+ * text tokens). Bottleneck adapters save their input and hidden activation; LoRA its adapters' inputs and
+ * rank-r intermediates (lora.c). */
 void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     const vp_arch *a = &in->arch;
+    if (VP_DC_IS_TEXT(a->dclass)) {
+        text_encoder(plan, in, r);
+        return;
+    }
+    if (VP_DC_IS_VAE(a->dclass)) {
+        vae(plan, in, r);
+        return;
+    }
     double h = (double)a->hidden, f = (double)a->inter, heads = (double)a->heads;
     int64_t tokens = plan->seq;
-    if (!tokens) {
-        int64_t frames = (a->sample_frames - 1) / a->temporal_compression + 1;
-        tokens = frames * (a->sample_height / a->patch_size) * (a->sample_width / a->patch_size) + a->text_tokens;
+    if (a->dclass) {
+        tokens = vp_dit_plan_tokens(plan, a);
+    } else if (!tokens) {
+        int64_t frames = (a->sample_frames - 1) / (a->temporal_compression > 0 ? a->temporal_compression : 1) + 1;
+        int64_t p = a->patch_size > 0 ? a->patch_size : 1;
+        tokens = frames * (a->sample_height / p) * (a->sample_width / p) + a->text_tokens;
     }
     const vp_act_dtypes dt = vp_act_dtypes_of(in);
     int full = dt.full;
@@ -34,8 +105,13 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     if (full) L += adt * h;                        /* ff.net.0.proj input */
     L += adt * f;                                  /* GELU input */
     if (full) L += adt * f;                        /* ff.net.2 input */
+    double attn_s = !strcmp(kern, "eager") || !strcmp(kern, "math") ? (4.0 + adt) * heads * (double)tokens : 0;
+    if (a->d.attn_per_block > 1) {                 /* cross-attention over the text tokens */
+        L += res * h + 8.0 + (full ? 2.0 * adt * h : 0) + adt * h + 8.0 * heads + 2.0 * adt * h + 4.0 * heads;
+        if (attn_s > 0) attn_s += (4.0 + adt) * heads * (double)a->d.text_len;
+    }
     if (in->ft == VP_FT_ADAPTER) L += adt * h + 2.0 * adt * (double)in->adapter_dim; /* adapter input, bottleneck */
-    double attn_s = !strcmp(kern, "eager") ? (4.0 + adt) * heads * (double)tokens : 0;
+    if (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA) L += vp_lora_act_per_token_layer(in) * (a->d.attn_per_block > 1 ? 2 : 1);
     r->layer = L + attn_s;
     r->layer_attn_s = attn_s;
     r->layer_repl = 2.0 * (res * h + 8.0);
@@ -44,5 +120,5 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     r->bwd_temp = adt * f + 2.0 * res * h;
     r->fwd_temp = 2.0 * adt * f;
     r->tokens = plan->batch * tokens;
-    r->layers = a->layers;
+    r->layers = a->layers + a->d.blocks2;
 }

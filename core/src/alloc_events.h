@@ -100,6 +100,8 @@ int32_t vp_ev_norm_train(vp_events *e, const vp_lora_block_dims *d, vp_tensors *
 /* The events of one device's job: three training steps, or one generate call. */
 void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
 void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
+/* A diffusers pipeline call (events_diffusion.c; i12). */
+void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
 
 /* ---- reserved.c ---- */
 typedef struct {

@@ -59,6 +59,21 @@ typedef struct {
     int gelu_python;     /* gpt2 "gelu_new": NewGELUActivation written as Python ops */
     double final_logit_softcap; /* gemma2: extra elementwise ops over the logits */
     int64_t vision_params;      /* qwen2_vl: parameters of the vision tower (counted, activations not modelled) */
+    /* ---- diffusion pipelines' components (i12: diffusers_config.c; struct in diffusers.h) ---- */
+    int dclass;                 /* vp_dclass of diffusers.h; 0 = not a diffusion-pipeline component */
+    struct vp_diff_shape {
+        int64_t params, buffers;            /* exact parameters; persistent buffers saved with them */
+        int64_t embed, other, blocks_total, per_block, final_norm, linear, largest_tensor;
+        int64_t blocks2;                    /* second stack (flux / hunyuan single-stream blocks) */
+        int64_t patch_t, spatial, temporal; /* temporal patch; the pipeline VAE's compression */
+        int64_t text_len, text_dim;         /* text tokens the pipeline encodes; their width */
+        int joint;                          /* text tokens join the attention sequence */
+        int cfg_batch;                      /* CFG concatenates cond + uncond into one batch */
+        int attn_per_block;                 /* attention modules per block (self + cross) */
+        int64_t ch[6];                      /* vae: block_out_channels */
+        int levels, layers_per_block, vae3d, frame_chunk, mid_attn;
+        int64_t latent_ch, tile_h, tile_w, tile_frames;
+    } d;
 } vp_arch;
 
 /* Parse a Hugging Face config.json object (cJSON *) into arch. path names the object in errors. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "alloc_events.h"
+#include "timeline.h"
 #include "util.h"
 
 /* KV bytes per token of one layer's K (or V): a_kv heads × head_dim (memory-facts §7.1). */
@@ -155,6 +156,7 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
 }
 
 void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out) {
+    if (vp_plan_is_diffusion(plan)) { vp_events_diffusion(plan, cs, n, out); return; } /* i12 (events_diffusion.c) */
     out->phase = VP_PH_LOAD;
     for (int i = 0; i < n; i++) alloc_weights(out, &cs[i]);
     vp_ev_alloc(out, vp_cublas_workspace_bytes());

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "diffusers.h"
 #include "util.h"
 
 #define MAXDIM 1048576LL    /* no real model has a hidden or intermediate size above 2^20 */
@@ -259,6 +260,7 @@ static vp_status parse_cogvideox(const cJSON *c, const char *p, vp_arch *a, vp_e
 vp_status vp_arch_from_hf(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     memset(a, 0, sizeof *a);
     if (!cJSON_IsObject(c)) return vp_fail(err, VP_ERR_FIELD, p, "%s must be a JSON object (a config.json)", p);
+    if (vp_diffusers_is_component(c)) return vp_arch_from_diffusers(c, p, a, err); /* i12: diffusion pipelines */
     char path[128];
     vp_path_key(path, sizeof path, p, "model_type");
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(c, "model_type");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "diffusers.h"
 #include "util.h"
 
 static int64_t lin(int64_t in, int64_t out, int bias) { return in * out + (bias ? out : 0); }
@@ -144,7 +145,7 @@ vp_status vp_count_params(const vp_arch *a, vp_param_counts *c, vp_error *err) {
     case VP_KIND_GPT2: gpt2_counts(a, c); break;
     case VP_KIND_T5: t5_counts(a, c); break;
     case VP_KIND_VIT: vit_counts(a, c); break;
-    case VP_KIND_DIT: dit_counts(a, c); break;
+    case VP_KIND_DIT: if (a->dclass) vp_diffusers_counts(a, c); else dit_counts(a, c); break; /* i12 */
     }
     c->total = c->embed + c->lm_head + c->layers_total + c->final_norm + c->other;
     int64_t one_layer = c->per_layer_attn + c->per_layer_mlp + c->per_layer_norm;

@@ -115,7 +115,19 @@ typedef struct vp_plan {
                                 pass its usable memory is not replayed through the allocator */
     char alloc_conf_text[256]; /* runtime.pytorch_cuda_alloc_conf as given ("" = PyTorch's defaults) */
     vp_alloc_conf alloc_conf;  /* ... as PyTorch reads it */
+    /* ---- diffusion pipelines (i12: diffusion_plan.c; 0 = not given) ---- */
+    int64_t frames, height, width;   /* workload.frames / height / width: the video or image in pixels */
+    struct {
+        int cfg;          /* classifier-free guidance on (default) */
+        int offload;      /* VP_DIFF_OFFLOAD_*: none, enable_model_cpu_offload, enable_sequential_cpu_offload */
+        int vae_tiling, vae_slicing;
+    } diff;
 } vp_plan;
+enum { VP_DIFF_OFFLOAD_NONE = 0, VP_DIFF_OFFLOAD_MODEL, VP_DIFF_OFFLOAD_SEQUENTIAL };
+/* workload.frames/height/width/diffusion (diffusion_plan.c; called by parse_workload). */
+struct cJSON;
+vp_status vp_parse_diffusion_workload(const struct cJSON *w, vp_plan *plan, vp_error *err);
+vp_status vp_diffusion_check_magnitudes(const vp_plan *plan, vp_error *err);
 
 /* Refuses workloads whose tokens or bytes no machine could hold (plan_parse.c); the planning layer
  * (plan_edit.c) runs it again after changing batch, seq or new_tokens of a parsed plan. */

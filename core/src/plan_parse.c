@@ -343,7 +343,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
 
 static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     static const char *const keys[] = {"mode", "batch", "seq", "grad_accum", "new_tokens", "dec_seq",
-                                       "image_size", "kv_dtype", NULL};
+                                       "image_size", "kv_dtype", "frames", "height", "width", "diffusion", NULL};
     vp_status st;
     const char *p = "workload";
     if (!w) return vp_fail(err, VP_ERR_FIELD, p, "missing required field workload");
@@ -363,7 +363,7 @@ static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     int kv = VP_DT_BF16;
     if ((st = vp_json_opt_enum(w, p, "kv_dtype", k_dtype, &kv, err))) return st;
     plan->kv_dtype = (vp_dtype)kv;
-    return VP_OK;
+    return vp_parse_diffusion_workload(w, plan, err); /* i12: frames, height, width, diffusion */
 }
 
 static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan *plan, vp_error *err) {
@@ -449,6 +449,8 @@ static vp_status parse_hardware(const cJSON *h, const vp_registry *reg, vp_plan 
  * workloads whose tokens or bytes no machine could hold, so every later product stays far inside
  * int64 (bounds computed in floating point). */
 vp_status vp_plan_check_magnitudes(const vp_plan *plan, vp_error *err) {
+    vp_status dst = vp_diffusion_check_magnitudes(plan, err); /* i12: tokens from frames × height × width */
+    if (dst) return dst;
     double tok = (double)plan->batch * ((double)plan->seq + (double)plan->new_tokens + (double)plan->dec_seq);
     if (tok > 4294967296.0)
         return vp_fail(err, VP_ERR_RANGE, "workload.batch",

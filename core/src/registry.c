@@ -68,5 +68,8 @@ static const cJSON *find(const vp_registry *reg, const char *list, const char *i
     return NULL;
 }
 
-const cJSON *vp_registry_model(const vp_registry *reg, const char *id) { return find(reg, "models", id); }
+const cJSON *vp_registry_model(const vp_registry *reg, const char *id) {
+    if (id && strchr(id, '/')) return vp_registry_component(reg, id); /* i12: "ID/vae" (registry_pipeline.c) */
+    return find(reg, "models", id);
+}
 const cJSON *vp_registry_gpu(const vp_registry *reg, const char *id) { return find(reg, "gpus", id); }

@@ -50,5 +50,8 @@ void vp_add_resident(vp_moment *m, const vp_inst_calc *c, int with_state);
 /* Moments of one device's step (train: forward/backward/step; infer: prefill/decode). */
 void vp_timeline_train(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_sink *out);
 void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_sink *out);
+/* A diffusers pipeline call: text encoders, denoising steps, VAE decode (timeline_diffusion.c). */
+int vp_plan_is_diffusion(const vp_plan *plan);
+void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_sink *out);
 
 #endif

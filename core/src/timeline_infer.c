@@ -14,6 +14,7 @@ static double kv_per_token_layer(const vp_plan *plan, const vp_instance *in) {
 }
 
 void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *out) {
+    if (vp_plan_is_diffusion(plan)) { vp_timeline_diffusion(plan, cs, n, out); return; } /* i12 */
     vp_moment *base = &out->work[0];
     vp_moment_init(base, "load");
     base->quiet = plan->quiet;

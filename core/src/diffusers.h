@@ -1,0 +1,81 @@
+/* diffusers.h: diffusion pipelines' components read from diffusers (and transformers) config.json
+ * files: the DiT transformers, the VAEs and the text encoders (diffusers_config.c dispatches on
+ * `_class_name`; dit_params.c, vae.c, text_encoder.c count each class's modules), a pipeline's
+ * model_index.json, and the workload terms of a diffusion job (diffusion_workload.c). */
+#ifndef VP_DIFFUSERS_H
+#define VP_DIFFUSERS_H
+
+#include "arch.h"
+
+typedef enum {
+    VP_DC_NONE = 0,
+    /* transformers */
+    VP_DC_COGVIDEOX, VP_DC_WAN, VP_DC_HUNYUAN, VP_DC_LTX, VP_DC_MOCHI, VP_DC_FLUX, VP_DC_SD3,
+    /* VAEs */
+    VP_DC_VAE_COGVIDEOX, VP_DC_VAE_WAN, VP_DC_VAE_HUNYUAN, VP_DC_VAE_KL,
+    /* text encoders */
+    VP_DC_T5_ENC, VP_DC_UMT5_ENC, VP_DC_CLIP_TEXT, VP_DC_LLAMA_ENC
+} vp_dclass;
+
+#define VP_DC_IS_DIT(c) ((c) >= VP_DC_COGVIDEOX && (c) <= VP_DC_SD3)
+#define VP_DC_IS_VAE(c) ((c) >= VP_DC_VAE_COGVIDEOX && (c) <= VP_DC_VAE_KL)
+#define VP_DC_IS_TEXT(c) ((c) >= VP_DC_T5_ENC && (c) <= VP_DC_LLAMA_ENC)
+
+struct cJSON;
+/* Is this config.json a diffusion-pipeline component this file reads (a diffusers `_class_name`, or a
+ * text encoder: T5EncoderModel, UMT5EncoderModel, CLIPTextModel[WithProjection], LlamaModel)? */
+int vp_diffusers_is_component(const struct cJSON *cfg);
+/* Read it into arch (kind VP_KIND_DIT, dclass set, exact parameter groups in arch->d). */
+vp_status vp_arch_from_diffusers(const struct cJSON *cfg, const char *path, vp_arch *a, vp_error *err);
+/* The parameter groups of a component (the hook in params.c). */
+void vp_diffusers_counts(const vp_arch *a, vp_param_counts *c);
+
+/* Per class (dit_params.c, vae.c, text_encoder.c). */
+vp_status vp_dit_parse(const struct cJSON *c, const char *p, int dclass, vp_arch *a, vp_error *err);
+vp_status vp_vae_parse(const struct cJSON *c, const char *p, int dclass, vp_arch *a, vp_error *err);
+vp_status vp_text_encoder_parse(const struct cJSON *c, const char *p, int dclass, vp_arch *a, vp_error *err);
+
+/* A pipeline's model_index.json: its class and, per component, the class it names. */
+typedef struct {
+    char pipeline[48];
+    int n;
+    struct {
+        char name[24];   /* "transformer", "text_encoder", "text_encoder_2", "vae", ... */
+        char library[16];
+        char cls[48];
+    } comp[8];
+} vp_model_index;
+vp_status vp_model_index_read(const struct cJSON *mi, const char *path, vp_model_index *out, vp_error *err);
+
+/* ---- workload (diffusion_workload.c) ---- */
+/* Latent frames, and tokens per sample through the transformer for frames × height × width pixels
+ * (frames 1 for images); text tokens are included when they join the attention sequence. */
+int64_t vp_dit_latent_frames(const vp_arch *a, int64_t frames);
+int64_t vp_dit_video_tokens(const vp_arch *a, int64_t frames, int64_t height, int64_t width);
+int64_t vp_dit_seq_tokens(const vp_arch *a, int64_t frames, int64_t height, int64_t width);
+/* Batch the transformer sees per denoising call: × 2 when classifier-free guidance concatenates the
+ * conditional and unconditional inputs (CogVideoX, SD3, LTX, Mochi pipelines). */
+int64_t vp_dit_cfg_batch(const vp_arch *a, int64_t batch, int cfg);
+/* The pipeline's default frames × height × width; the plan's size (or that default); tokens per sample
+ * through the transformer for a plan (workload.seq when given without a size). */
+struct vp_plan;
+void vp_dit_default_size(const vp_arch *a, int64_t *f, int64_t *h, int64_t *w);
+void vp_diffusion_size(const struct vp_plan *plan, const vp_arch *a, int64_t *f, int64_t *h, int64_t *w);
+int64_t vp_dit_plan_tokens(const struct vp_plan *plan, const vp_arch *a);
+
+/* VAE decode / encode peak (bytes above the weights) for frames × height × width pixels, from the
+ * conv stack at its largest level; tiling and slicing as diffusers runs them (vae.c). */
+typedef struct {
+    double bytes;       /* peak of temporaries */
+    double out_bytes;   /* the decoded video / image itself */
+    int64_t chunk_frames; /* pixel frames one decoder call holds */
+    int64_t tile_h, tile_w; /* pixels of one tile (= full size without tiling) */
+    int level;          /* decoder level where the peak sits (0 = full resolution) */
+    char where[96];
+} vp_vae_peak;
+void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
+                        int tiling, int slicing, vp_vae_peak *out);
+void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
+                        int tiling, int slicing, vp_vae_peak *out);
+
+#endif

@@ -1,0 +1,62 @@
+/* diffusion_plan.c: the workload fields of a diffusion job (docs/schema/plan.md):
+ *   "frames", "height", "width": the video (or image: frames 1) in pixels, which replace a hand-computed
+ *   "seq" for DiT transformers (diffusion_workload.c turns them into tokens);
+ *   "diffusion": {"cfg": classifier-free guidance (default true), "offload": "none" | "model"
+ *   (pipe.enable_model_cpu_offload()) | "sequential" (pipe.enable_sequential_cpu_offload()),
+ *   "vae_tiling": pipe.vae.enable_tiling(), "vae_slicing": pipe.vae.enable_slicing()}. */
+#include "diffusers.h"
+#include "plan.h"
+#include "util.h"
+
+static const char *const k_offload[] = {"none", "model", "sequential", NULL};
+
+vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
+    static const char *const dkeys[] = {"cfg", "offload", "vae_tiling", "vae_slicing", NULL};
+    vp_status st;
+    const char *p = "workload";
+    plan->frames = plan->height = plan->width = 0;
+    plan->diff.cfg = 1;
+    plan->diff.offload = VP_DIFF_OFFLOAD_NONE;
+    plan->diff.vae_tiling = plan->diff.vae_slicing = 0;
+    if ((st = vp_json_opt_int(w, p, "frames", 1, 10000, &plan->frames, err))) return st;
+    if ((st = vp_json_opt_int(w, p, "height", 8, 16384, &plan->height, err))) return st;
+    if ((st = vp_json_opt_int(w, p, "width", 8, 16384, &plan->width, err))) return st;
+    if ((plan->height == 0) != (plan->width == 0))
+        return vp_fail(err, VP_ERR_FIELD, plan->height ? "workload.width" : "workload.height",
+                       "workload.height and workload.width go together");
+    if (plan->frames && !plan->height)
+        return vp_fail(err, VP_ERR_FIELD, "workload.height", "workload.frames needs workload.height and workload.width");
+    if (plan->height && !plan->frames) plan->frames = 1; /* an image */
+    /* the video tensor itself must stay far inside int64 and plannable sizes: 2^36 pixels */
+    if ((double)plan->frames * (double)plan->height * (double)plan->width * (double)plan->batch > 68719476736.0)
+        return vp_fail(err, VP_ERR_RANGE, "workload.frames",
+                       "workload: batch × frames × height × width is above 2^36 pixels; not a plannable job");
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(w, "diffusion");
+    if (!d) return VP_OK;
+    const char *dp = "workload.diffusion";
+    if (!cJSON_IsObject(d)) return vp_fail(err, VP_ERR_FIELD, dp, "%s must be an object", dp);
+    if ((st = vp_json_only_keys(d, dp, dkeys, err))) return st;
+    if ((st = vp_json_opt_bool(d, dp, "cfg", &plan->diff.cfg, err))) return st;
+    if ((st = vp_json_opt_enum(d, dp, "offload", k_offload, &plan->diff.offload, err))) return st;
+    if ((st = vp_json_opt_bool(d, dp, "vae_tiling", &plan->diff.vae_tiling, err))) return st;
+    if ((st = vp_json_opt_bool(d, dp, "vae_slicing", &plan->diff.vae_slicing, err))) return st;
+    return VP_OK;
+}
+
+/* Sizes can each be in range while the tokens they give are absurd; refuse a diffusion workload whose
+ * activations (with an s² attention term, were it eager) no machine could hold, so that every later
+ * product stays far inside int64 (bounds computed in floating point, as vp_plan_check_magnitudes). */
+vp_status vp_diffusion_check_magnitudes(const vp_plan *plan, vp_error *err) {
+    for (int i = 0; i < plan->n_instances; i++) {
+        const vp_arch *a = &plan->inst[i].arch;
+        if (!VP_DC_IS_DIT(a->dclass)) continue;
+        double T = (double)vp_dit_plan_tokens(plan, a) * (double)plan->batch * 2.0;
+        double L = (double)(a->layers + a->d.blocks2) * 4.0; /* passes */
+        double per = 64.0 * (double)a->hidden + 16.0 * (double)a->inter + 16.0 * (double)a->heads * T;
+        if (T * per * L > 2.3e18)
+            return vp_fail(err, VP_ERR_RANGE, "workload.frames",
+                           "workload: %.3g tokens through instance \"%s\" would need about %.3g bytes; not a plannable job", T,
+                           plan->inst[i].name, T * per * L);
+    }
+    return VP_OK;
+}

@@ -1,0 +1,67 @@
+/* diffusion_workload.c: tokens of a video / image DiT from the pixels.
+ * The pipelines' prepare_latents: latent frames = (frames - 1) / temporal_compression + 1 (causal video
+ * VAEs keep the first frame alone; pipeline_cogvideox.py, pipeline_wan.py, pipeline_hunyuan_video.py,
+ * pipeline_ltx.py, pipeline_mochi.py), latent height = height / spatial_compression; the transformer's
+ * patch embedding then takes patch_t × patch × patch latent pixels per token. FLUX packs 2×2 latent
+ * pixels per token in the pipeline (_pack_latents), written here as a spatial factor of 16. Text tokens
+ * join the sequence in joint-attention models (CogVideoX, HunyuanVideo, Mochi, FLUX, SD3); Wan and LTX
+ * read them through cross-attention. */
+#include "diffusers.h"
+#include "plan.h"
+
+int64_t vp_dit_latent_frames(const vp_arch *a, int64_t frames) {
+    int64_t t = a->d.temporal > 0 ? a->d.temporal : 1;
+    if (frames < 1) frames = 1;
+    return t == 1 ? frames : (frames - 1) / t + 1;
+}
+
+int64_t vp_dit_video_tokens(const vp_arch *a, int64_t frames, int64_t height, int64_t width) {
+    int64_t s = a->d.spatial > 0 ? a->d.spatial : 8;
+    int64_t pt = a->d.patch_t > 0 ? a->d.patch_t : 1;
+    int64_t p = a->dclass == VP_DC_FLUX ? 1 : (a->patch_size > 0 ? a->patch_size : 1);
+    int64_t lf = vp_dit_latent_frames(a, frames);
+    if (a->d.temporal <= 1) lf = 1; /* image models: one frame per sample */
+    int64_t lt = (lf + pt - 1) / pt;
+    int64_t lh = height / s, lw = width / s;
+    return lt * (lh / p) * (lw / p);
+}
+
+int64_t vp_dit_seq_tokens(const vp_arch *a, int64_t frames, int64_t height, int64_t width) {
+    return vp_dit_video_tokens(a, frames, height, width) + (a->d.joint ? a->d.text_len : 0);
+}
+
+int64_t vp_dit_cfg_batch(const vp_arch *a, int64_t batch, int cfg) { return cfg && a->d.cfg_batch ? 2 * batch : batch; }
+
+/* The pipelines' default sizes (their __call__ defaults / the released model's native resolution). */
+void vp_dit_default_size(const vp_arch *a, int64_t *f, int64_t *h, int64_t *w) {
+    switch (a->dclass) {
+    case VP_DC_WAN: *f = 81, *h = 480, *w = 832; break;          /* pipeline_wan.py */
+    case VP_DC_HUNYUAN: *f = 129, *h = 720, *w = 1280; break;    /* pipeline_hunyuan_video.py */
+    case VP_DC_LTX: *f = 161, *h = 512, *w = 704; break;         /* pipeline_ltx.py */
+    case VP_DC_MOCHI: *f = 19, *h = 480, *w = 848; break;        /* pipeline_mochi.py */
+    case VP_DC_FLUX: *f = 1, *h = 1024, *w = 1024; break;
+    case VP_DC_SD3: *f = 1, *h = 1024, *w = 1024; break;
+    default: /* CogVideoX: sample_frames × (sample_height, sample_width) latents × 8 */
+        *f = a->sample_frames > 0 ? a->sample_frames : 49;
+        *h = a->sample_height > 0 ? a->sample_height * 8 : 480;
+        *w = a->sample_width > 0 ? a->sample_width * 8 : 720;
+        break;
+    }
+}
+
+void vp_diffusion_size(const vp_plan *plan, const vp_arch *a, int64_t *f, int64_t *h, int64_t *w) {
+    if (plan->height) {
+        *f = plan->frames > 0 ? plan->frames : 1;
+        *h = plan->height;
+        *w = plan->width;
+        return;
+    }
+    vp_dit_default_size(a, f, h, w);
+}
+
+int64_t vp_dit_plan_tokens(const vp_plan *plan, const vp_arch *a) {
+    if (!plan->height && plan->seq) return plan->seq; /* a hand-computed sequence still works */
+    int64_t f, h, w;
+    vp_diffusion_size(plan, a, &f, &h, &w);
+    return vp_dit_seq_tokens(a, f, h, w);
+}

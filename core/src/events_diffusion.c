@@ -1,0 +1,134 @@
+/* events_diffusion.c: a diffusers pipeline call as the caching allocator sees it (timeline_diffusion.c
+ * gives the same phases as moments): each component's weight tensors, allocated at load (no offload) or
+ * when its forward starts and freed when the next component's hook moves it back to the CPU
+ * (enable_model_cpu_offload), or the running module's weights only (enable_sequential_cpu_offload); each
+ * phase's temporaries tensor by tensor. The replay (alloc_sim.c) then keeps the freed segments of an
+ * earlier component cached: the transformer's weights reuse what fits of the text encoder's blocks, and the
+ * rest is new memory — what nvidia-smi shows under model offload. */
+#include <string.h>
+
+#include "alloc_events.h"
+#include "diffusers.h"
+
+/* The weight tensors of one component, as the modeling files build them (the matmul weights of each block,
+ * the remainder of the block as one tensor, embeddings / the rest as one tensor each). */
+static void weights(const vp_inst_calc *c, vp_events *e, vp_tensors *t) {
+    const vp_arch *a = &c->in->arch;
+    double b = (double)vp_dtype_bytes(vp_param_dtype(c->in));
+    int64_t h = a->hidden, f = a->inter;
+    int64_t sizes[16];
+    int n = 0;
+    int64_t blocks = a->layers + a->d.blocks2;
+    if (VP_DC_IS_DIT(a->dclass)) {
+        int dual = a->dclass == VP_DC_FLUX || a->dclass == VP_DC_HUNYUAN || a->dclass == VP_DC_SD3 || a->dclass == VP_DC_MOCHI;
+        int attn = 4 * (a->d.attn_per_block > 1 || dual ? 2 : 1);
+        for (int i = 0; i < attn && n < 10; i++) sizes[n++] = h * h;
+        sizes[n++] = h * f;
+        sizes[n++] = f * h;
+        if (dual && a->dclass != VP_DC_MOCHI) sizes[n++] = h * f, sizes[n++] = f * h;
+    } else if (a->dclass == VP_DC_T5_ENC || a->dclass == VP_DC_UMT5_ENC || a->dclass == VP_DC_CLIP_TEXT) {
+        int64_t inner = a->heads * a->head_dim;
+        for (int i = 0; i < 4; i++) sizes[n++] = h * inner;
+        sizes[n++] = h * f;
+        if (a->mlp == VP_MLP_GEGLU) sizes[n++] = h * f;
+        sizes[n++] = f * h;
+    } else if (a->dclass == VP_DC_LLAMA_ENC) {
+        int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+        sizes[n++] = h * q, sizes[n++] = h * kv, sizes[n++] = h * kv, sizes[n++] = q * h;
+        sizes[n++] = h * f, sizes[n++] = h * f, sizes[n++] = f * h;
+    } else { /* VAE: its conv weights, a level at a time */
+        blocks = a->d.levels > 0 ? 2 * a->d.levels : 1;
+    }
+    int64_t per = blocks > 0 ? a->d.blocks_total / blocks : 0;
+    if (VP_DC_IS_VAE(a->dclass)) per = a->d.params / blocks;
+    int64_t listed = 0;
+    for (int i = 0; i < n; i++) listed += sizes[i];
+    if (listed > per) n = 0, listed = 0; /* shapes that do not add up: one tensor per block */
+    for (int64_t k = 0; k < blocks; k++) {
+        for (int i = 0; i < n; i++) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)sizes[i] * b)));
+        if (per > listed) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)(per - listed) * b)));
+    }
+    int64_t rest = a->d.params - per * blocks;
+    if (!VP_DC_IS_VAE(a->dclass)) {
+        if (a->d.embed > 0 && a->d.embed <= rest) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)a->d.embed * b))), rest -= a->d.embed;
+        if (rest > 0) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)rest * b)));
+    }
+}
+
+/* one tensor of each listed size, then all freed (one block's or one conv level's temporaries) */
+static void burst(vp_events *e, const double *sz, int n) {
+    int32_t id[16];
+    for (int i = 0; i < n; i++) id[i] = vp_ev_alloc(e, (int64_t)sz[i]);
+    for (int i = n - 1; i >= 0; i--) vp_ev_free(e, id[i]);
+}
+
+static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit, vp_events *e) {
+    const vp_arch *a = &c->in->arch;
+    double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
+    if (VP_DC_IS_TEXT(a->dclass)) {
+        double T = (double)c->a.tokens, h = (double)a->hidden, f = (double)a->inter;
+        double sz[] = {T * h * adt, T * h * adt, T * h * adt, T * h * adt, T * f * adt, T * f * adt, T * f * adt};
+        for (int k = 0; k < 2; k++) burst(e, sz, 7);
+    } else if (VP_DC_IS_DIT(a->dclass) || !a->dclass) {
+        double T = c->a.tokens > 0 ? (double)c->a.tokens / (double)plan->batch : 0;
+        double BT = (double)vp_dit_cfg_batch(a, plan->batch, plan->diff.cfg) * T, h = (double)a->hidden, f = (double)a->inter;
+        double sz[] = {BT * h * adt, BT * h * adt, BT * h * adt, BT * h * adt, BT * h * adt, BT * h * adt, BT * f * adt,
+                       BT * f * adt, a->d.blocks2 > 0 ? BT * (h + f) * adt : 0};
+        for (int k = 0; k < 2; k++) burst(e, sz, a->d.blocks2 > 0 ? 9 : 8);
+    } else {
+        int64_t f = 1, hh = 512, ww = 512;
+        if (dit) vp_diffusion_size(plan, dit, &f, &hh, &ww);
+        vp_vae_peak pk;
+        vp_vae_decode_peak(a, plan->batch, f, hh, ww, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
+        /* the decode's tensors: full-resolution feature maps of the widest channel count at that level */
+        int64_t ch = a->d.ch[a->d.levels > 1 ? 1 : 0];
+        double one = (double)ch * (double)pk.chunk_frames * (double)pk.tile_h * (double)pk.tile_w * adt;
+        int32_t out = vp_ev_alloc(e, (int64_t)(pk.out_bytes / 2.0));
+        if (one > 0) {
+            int k = (int)(pk.bytes / one);
+            if (k > 15) k = 15;
+            double sz[16];
+            for (int i = 0; i < k; i++) sz[i] = one;
+            sz[k] = pk.bytes - one * k;
+            burst(e, sz, k + 1);
+        }
+        vp_ev_free(e, out);
+    }
+}
+
+void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *e) {
+    const vp_arch *dit = NULL;
+    for (int i = 0; i < n; i++)
+        if (VP_DC_IS_DIT(cs[i].in->arch.dclass)) dit = &cs[i].in->arch;
+    vp_tensors held[VP_MAX_INSTANCES];
+    memset(held, 0, sizeof held);
+    e->phase = VP_PH_LOAD;
+    vp_ev_alloc(e, vp_cublas_workspace_bytes());
+    int mode = plan->diff.offload;
+    for (int i = 0; i < n && i < VP_MAX_INSTANCES; i++)
+        if (mode == VP_DIFF_OFFLOAD_NONE || !cs[i].in->arch.dclass) weights(&cs[i], e, &held[i]);
+    e->phase = VP_PH_PREFILL;
+    int prev = -1;
+    for (int stage = 0; stage < 3; stage++)
+        for (int i = 0; i < n && i < VP_MAX_INSTANCES; i++) {
+            const vp_arch *a = &cs[i].in->arch;
+            int is = stage == 0 ? VP_DC_IS_TEXT(a->dclass) : stage == 1 ? VP_DC_IS_DIT(a->dclass) || !a->dclass
+                                                                       : VP_DC_IS_VAE(a->dclass);
+            if (!is || cs[i].in->activations == VP_ACT_NONE) continue;
+            if (mode == VP_DIFF_OFFLOAD_MODEL && a->dclass) {
+                /* accelerate's hook: the previous component goes back to the CPU when this one's forward starts */
+                if (prev >= 0) vp_tensors_release(&held[prev], e);
+                weights(&cs[i], e, &held[i]);
+                prev = i;
+            } else if (mode == VP_DIFF_OFFLOAD_SEQUENTIAL && a->dclass) {
+                double b = (double)vp_dtype_bytes(vp_param_dtype(cs[i].in));
+                int32_t w = vp_ev_alloc(e, (int64_t)((double)a->d.largest_tensor * b));
+                phase(plan, &cs[i], dit, e);
+                vp_ev_free(e, w);
+                continue;
+            }
+            if (stage == 2) e->phase = VP_PH_DECODE;
+            phase(plan, &cs[i], dit, e);
+        }
+    for (int i = 0; i < n && i < VP_MAX_INSTANCES; i++) vp_tensors_dispose(&held[i]);
+}

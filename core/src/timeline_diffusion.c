@@ -1,0 +1,144 @@
+/* timeline_diffusion.c: the moments of a diffusers pipeline call (inference), in the order
+ * DiffusionPipeline.__call__ runs them: encode_prompt (each text encoder, the prompt and then the
+ * negative prompt), the denoising loop (the transformer once per step on the batch, doubled when
+ * classifier-free guidance concatenates the unconditional input), then vae.decode of the final latents.
+ * Weights on the GPU follow the pipeline's offload mode (pipeline_utils.py):
+ *   none: pipe.to("cuda"), every component resident throughout;
+ *   enable_model_cpu_offload(): accelerate cpu_offload_with_hook, one whole component on the GPU at a time
+ *     (the next one's hook moves the previous back to the CPU);
+ *   enable_sequential_cpu_offload(): accelerate cpu_offload per leaf module, so at most the largest single
+ *     module's weights are on the GPU beside the activations.
+ * Each phase is one moment named after the component; the peak moment names the component that sets it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "diffusers.h"
+#include "timeline.h"
+#include "util.h"
+
+int vp_plan_is_diffusion(const vp_plan *plan) {
+    for (int i = 0; i < plan->n_instances; i++)
+        if (plan->inst[i].arch.dclass) return 1;
+    return 0;
+}
+
+static const vp_arch *find_dit(const vp_plan *plan) {
+    for (int i = 0; i < plan->n_instances; i++)
+        if (VP_DC_IS_DIT(plan->inst[i].arch.dclass)) return &plan->inst[i].arch;
+    return NULL;
+}
+
+/* weights of the components on the GPU during the phase of component `run` */
+static void weights_for(const vp_plan *plan, vp_moment *m, const vp_inst_calc *cs, int n, int run) {
+    int mode = plan->diff.offload;
+    for (int i = 0; i < n; i++) {
+        const vp_inst_calc *c = &cs[i];
+        if (mode == VP_DIFF_OFFLOAD_NONE || !c->in->arch.dclass) {
+            vp_add_resident(m, c, 0);
+        } else if (mode == VP_DIFF_OFFLOAD_MODEL) {
+            if (i == run) vp_add_resident(m, c, 0);
+        } else if (i == run) {
+            double bytes = (double)vp_dtype_bytes(vp_param_dtype(c->in));
+            int64_t big = (int64_t)((double)c->in->arch.d.largest_tensor * bytes);
+            vp_moment_add(m, &c->owner, "weights", "Weights (one module streamed)", big,
+                          "enable_sequential_cpu_offload: only the running leaf module's weights are on the GPU; the "
+                          "largest is %lld parameters × %.0f B",
+                          (long long)c->in->arch.d.largest_tensor, bytes);
+        }
+    }
+}
+
+void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *out) {
+    const vp_arch *dit = find_dit(plan);
+    vp_owner dev = {"", ""};
+    int64_t f = 1, hgt = 512, wid = 512;
+    if (dit) vp_diffusion_size(plan, dit, &f, &hgt, &wid);
+    else if (plan->height) f = plan->frames, hgt = plan->height, wid = plan->width;
+    int64_t b = plan->batch;
+    /* tensors the pipeline keeps across phases: the prompt embeddings (and the negative ones under CFG)
+     * from encode_prompt until the loop ends, and the latents */
+    double emb = 0, lat = 0;
+    int64_t cfgb = dit ? vp_dit_cfg_batch(dit, b, plan->diff.cfg) : b;
+    if (dit) {
+        emb = (double)(plan->diff.cfg ? 2 * b : b) * (double)dit->d.text_len * (double)dit->d.text_dim * 2.0;
+        int64_t s = dit->d.spatial > 0 ? dit->d.spatial : 8;
+        int64_t lf = dit->d.temporal > 1 ? vp_dit_latent_frames(dit, f) : 1;
+        lat = (double)b * (double)dit->in_channels * (double)lf * (double)(hgt / s) * (double)(wid / s) * 4.0;
+        if (dit->dclass == VP_DC_FLUX) lat = (double)b * 16.0 * (double)(hgt / 8) * (double)(wid / 8) * 4.0;
+    }
+    vp_moment *base = &out->work[0];
+    vp_moment_init(base, "load");
+    base->quiet = plan->quiet;
+    if (plan->diff.offload == VP_DIFF_OFFLOAD_NONE)
+        for (int i = 0; i < n; i++) vp_add_resident(base, &cs[i], 0);
+    vp_moment_add(base, &dev, "cublas_workspace", "cuBLAS workspace", vp_cublas_workspace_bytes(),
+                  "32 MiB allocated by the first GEMM through PyTorch's allocator (measured, H100/PyTorch 2.11)");
+    vp_sink_push(out, base);
+    /* phases in pipeline order: text encoders, transformer, VAE */
+    for (int stage = 0; stage < 3; stage++) {
+        for (int i = 0; i < n; i++) {
+            const vp_inst_calc *c = &cs[i];
+            const vp_arch *a = &c->in->arch;
+            int is = stage == 0 ? VP_DC_IS_TEXT(a->dclass) : stage == 1 ? VP_DC_IS_DIT(a->dclass) || !a->dclass
+                                                                       : VP_DC_IS_VAE(a->dclass);
+            if (!is || c->in->activations == VP_ACT_NONE) continue;
+            vp_moment *m = &out->work[1];
+            vp_moment_init(m, stage == 0 ? "text_encoder" : stage == 1 ? "transformer" : "vae_decode");
+            m->quiet = plan->quiet;
+            weights_for(plan, m, cs, n, i);
+            vp_moment_add(m, &dev, "cublas_workspace", "cuBLAS workspace", vp_cublas_workspace_bytes(),
+                          "32 MiB allocated by the first GEMM through PyTorch's allocator (measured, H100/PyTorch 2.11)");
+            double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
+            if (stage == 0) {
+                vp_moment_add(m, &c->owner, "inference_temp", "Text encoder forward", (int64_t)((double)c->a.tokens * c->a.fwd_temp),
+                              "one block at a time under no_grad: %lld tokens × %.0f B (hidden states, q/k/v, MLP%s)",
+                              (long long)c->a.tokens, c->a.fwd_temp,
+                              a->dclass == VP_DC_T5_ENC || a->dclass == VP_DC_UMT5_ENC ? ", eager scores + fp32 softmax" : "");
+            } else if (stage == 1) {
+                vp_moment_add(m, &dev, "text_embeddings", "Prompt embeddings", (int64_t)emb,
+                              "%s × %lld tokens × %lld × 2 B, kept through the denoising loop",
+                              plan->diff.cfg ? "prompt + negative prompt" : "prompt", (long long)(dit ? dit->d.text_len : 0),
+                              (long long)(dit ? dit->d.text_dim : 0));
+                vp_moment_add(m, &dev, "latents", "Latents", (int64_t)lat, "%lld × %lld channels × latent frames × pixels × 4 B",
+                              (long long)b, (long long)(dit ? dit->in_channels : 0));
+                double h = (double)a->hidden, ffn = (double)a->inter, heads = (double)a->heads;
+                double T = c->a.tokens > 0 ? (double)c->a.tokens / (double)plan->batch : 0;
+                double BT = (double)cfgb * T;
+                /* one block under no_grad: residual stream, its normalized copy, q, k, v, the attention output,
+                 * the FF hidden and its GELU output */
+                double per = adt * (6.0 * h + 2.0 * ffn);
+                /* single-stream blocks (FLUX, HunyuanVideo) concatenate the attention output with the MLP
+                 * activation before proj_out: one more (h + f)-wide tensor */
+                if (a->d.blocks2 > 0) per += adt * (h + ffn);
+                char tok[24];
+                vp_fmt_count(tok, sizeof tok, BT);
+                vp_moment_add(m, &c->owner, "inference_temp", "Transformer step temporaries", (int64_t)(BT * per),
+                              "one block at a time: %s tokens (%lld × %.0f%s) × %.0f B (hidden, norm, q, k, v, attention out, FF)",
+                              tok, (long long)cfgb, T, cfgb > b ? ", CFG doubles the batch" : "", per);
+                vp_moment_add(m, &c->owner, "modulation", "Timestep / modulation embeddings",
+                              (int64_t)((double)cfgb * 7.0 * h * adt),
+                              "temb (b × h) and one block's adaptive-norm shift/scale/gate (b × 6h)");
+                const char *kern = c->a.attn_kernel ? c->a.attn_kernel : "flash";
+                if (!strcmp(kern, "math") || !strcmp(kern, "eager")) {
+                    double s2 = (double)cfgb * heads * T * T * 2.0 * adt;
+                    vp_moment_add(m, &c->owner, "attention_scores", "Attention scores (s², math SDPA)", (int64_t)s2,
+                                  "%s: %lld × %.0f heads × %.0f² tokens × (scores + softmax) × %.0f B", kern, (long long)cfgb,
+                                  heads, T, adt);
+                }
+            } else {
+                vp_vae_peak pk;
+                int64_t vf = f, vh = hgt, vw = wid;
+                if (!dit && !plan->height) vf = 1, vh = vw = 512;
+                vp_vae_decode_peak(a, b, vf, vh, vw, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
+                vp_moment_add(m, &dev, "latents", "Latents", (int64_t)lat, "the final latents being decoded");
+                vp_moment_add(m, &c->owner, "vae_decode", "VAE decode", (int64_t)pk.bytes,
+                              "conv stack at its peak: %s%s%s", pk.where, plan->diff.vae_tiling ? ", tiled" : "",
+                              plan->diff.vae_slicing ? ", one sample at a time" : "");
+                vp_moment_add(m, &c->owner, "vae_output", "Decoded frames", (int64_t)pk.out_bytes,
+                              "%lld × 3 × %lld frames × %lld × %lld × %.0f B, collected and concatenated",
+                              (long long)b, (long long)vf, (long long)vh, (long long)vw, adt);
+            }
+            vp_sink_push(out, m);
+        }
+    }
+}

@@ -1,0 +1,354 @@
+/* vae.c: the video / image VAEs of diffusion pipelines: parameters counted module by module, and the
+ * memory of encode / decode from the conv stack (diffusers commit 58eb52c0,
+ * src/diffusers/models/autoencoders/):
+ *   autoencoder_kl.py AutoencoderKL + vae.py Encoder/Decoder (2-D: FLUX, SD3),
+ *   autoencoder_kl_cogvideox.py AutoencoderKLCogVideoX (causal 3-D convs, SpatialNorm3D decoder),
+ *   autoencoder_kl_hunyuan_video.py AutoencoderKLHunyuanVideo (causal 3-D convs, causal-masked mid attention),
+ *   autoencoder_kl_wan.py AutoencoderKLWan (causal 3-D convs, RMS norms, one latent frame per call). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diffusers.h"
+#include "util.h"
+
+static int64_t conv(int64_t in, int64_t out, int64_t kvol) { return in * out * kvol + out; }
+static int64_t gn(int64_t c) { return 2 * c; } /* GroupNorm(affine): weight + bias */
+
+/* ResnetBlock (GroupNorm, SiLU, conv, GroupNorm, SiLU, conv, 1×1 shortcut when channels change);
+ * zq > 0: CogVideoXSpatialNorm3D instead of GroupNorm (GroupNorm + conv_y, conv_b 1×1×1 from zq) */
+static int64_t resnet(int64_t in, int64_t out, int64_t kvol, int64_t zq) {
+    int64_t n1 = gn(in) + (zq ? 2 * conv(zq, in, 1) : 0), n2 = gn(out) + (zq ? 2 * conv(zq, out, 1) : 0);
+    return n1 + conv(in, out, kvol) + n2 + conv(out, out, kvol) + (in != out ? conv(in, out, 1) : 0);
+}
+/* attention over the mid block's pixels: GroupNorm + q/k/v/out Linears with biases */
+static int64_t mid_attn(int64_t c) { return gn(c) + 4 * (c * c + c); }
+
+/* AutoencoderKL / AutoencoderKLCogVideoX / AutoencoderKLHunyuanVideo share one layout:
+ * encoder conv_in, levels × (layers_per_block resnets + down conv except the last), mid (resnet, [attn],
+ * resnet), norm, conv_out -> 2·latent; decoder conv_in, mid, levels × (layers_per_block + 1 resnets + up conv
+ * except the last), norm, conv_out -> 3. */
+static int64_t kl_like(const vp_arch *a, int64_t kvol, int64_t updown_kvol, int64_t zq, int64_t enc_layers,
+                       int64_t dec_layers, int quant, int64_t *enc_out, int64_t *dec_out) {
+    const int64_t *ch = a->d.ch;
+    int n = a->d.levels;
+    int64_t L = a->d.latent_ch, cin = 3;
+    int64_t e = conv(cin, ch[0], kvol), prev = ch[0];
+    for (int i = 0; i < n; i++) {
+        for (int64_t k = 0; k < enc_layers; k++) e += resnet(k ? ch[i] : prev, ch[i], kvol, 0);
+        prev = ch[i];
+        if (i != n - 1) e += conv(ch[i], ch[i], updown_kvol);
+    }
+    int64_t top = ch[n - 1];
+    e += 2 * resnet(top, top, kvol, 0) + (a->d.mid_attn ? mid_attn(top) : 0);
+    e += gn(top) + conv(top, 2 * L, kvol);
+    int64_t d = conv(L, top, kvol) + 2 * resnet(top, top, kvol, zq) + (a->d.mid_attn ? mid_attn(top) : 0);
+    prev = top;
+    for (int i = n - 1; i >= 0; i--) {
+        for (int64_t k = 0; k < dec_layers; k++) d += resnet(k ? ch[i] : prev, ch[i], kvol, zq);
+        prev = ch[i];
+        if (i != 0) d += conv(ch[i], ch[i], updown_kvol);
+    }
+    d += gn(ch[0]) + (zq ? 2 * conv(zq, ch[0], 1) : 0) + conv(ch[0], 3, kvol);
+    int64_t q = quant ? conv(2 * L, 2 * L, 1) + conv(L, L, 1) : 0;
+    *enc_out = e;
+    *dec_out = d;
+    return e + d + q;
+}
+
+/* AutoencoderKLWan (2.1): dims = base × [1] + dim_mult; WanResidualBlock (RMS_norm gamma C, causal conv 3³,
+ * RMS_norm, conv, 1³ shortcut); encoder resample: Conv2d(C, C, 3, stride 2) (+ time_conv Conv3d(C, C, (3,1,1))
+ * where temperal_downsample); mid: resnet, WanAttentionBlock (RMS_norm, to_qkv 1×1 C->3C, proj 1×1), resnet;
+ * decoder up block i: (num_res_blocks + 1) resnets from in_dim (halved after the first block), resample
+ * Conv2d(C, C/2, 3) (+ time_conv Conv3d(C, 2C, (3,1,1)) where temporal); quant_conv 2z->2z, post_quant z->z. */
+static int64_t wan_res(int64_t in, int64_t out) { return in + conv(in, out, 27) + out + conv(out, out, 27) + (in != out ? conv(in, out, 1) : 0); }
+static int64_t wan_attn(int64_t c) { return c + conv(c, 3 * c, 1) + conv(c, c, 1); }
+static int64_t wan_count(const vp_arch *a, int64_t *enc_out, int64_t *dec_out, const int *tdown) {
+    int n = a->d.levels; /* len(dim_mult) */
+    int64_t base = a->d.ch[0], z = a->d.latent_ch, nrb = a->d.layers_per_block;
+    int64_t dims[8];
+    dims[0] = base;
+    for (int i = 0; i < n; i++) dims[i + 1] = a->d.ch[i + 1];
+    int64_t e = conv(3, dims[0], 27);
+    for (int i = 0; i < n; i++) {
+        int64_t in = dims[i], out = dims[i + 1];
+        for (int64_t k = 0; k < nrb; k++) e += wan_res(k ? out : in, out);
+        if (i != n - 1) e += conv(out, out, 9) + (tdown[i] ? conv(out, out, 3) : 0);
+    }
+    int64_t top = dims[n];
+    e += 2 * wan_res(top, top) + wan_attn(top) + top + conv(top, 2 * z, 27);
+    /* decoder dims = [top] + reversed(dims[1:]) */
+    int64_t dd[8];
+    dd[0] = top;
+    for (int i = 0; i < n; i++) dd[i + 1] = dims[n - i];
+    int64_t d = conv(z, dd[0], 27) + 2 * wan_res(dd[0], dd[0]) + wan_attn(dd[0]);
+    for (int i = 0; i < n; i++) {
+        int64_t in = dd[i], out = dd[i + 1];
+        if (i > 0) in /= 2;
+        for (int64_t k = 0; k <= nrb; k++) d += wan_res(k ? out : in, out);
+        if (i != n - 1) {
+            int temporal = tdown[n - 2 - i]; /* temperal_upsample = temperal_downsample reversed */
+            d += conv(out, out / 2, 9) + (temporal ? conv(out, 2 * out, 3) : 0);
+        }
+    }
+    d += dd[n] + conv(dd[n], 3, 27);
+    *enc_out = e;
+    *dec_out = d;
+    return e + d + conv(2 * z, 2 * z, 1) + conv(z, z, 1);
+}
+
+static vp_status read_channels(const cJSON *c, const char *p, const char *key, vp_arch *a, vp_error *err) {
+    const cJSON *bo = cJSON_GetObjectItemCaseSensitive(c, key);
+    if (!bo) return VP_OK;
+    char path[128];
+    vp_path_key(path, sizeof path, p, key);
+    int n = cJSON_IsArray(bo) ? cJSON_GetArraySize(bo) : 0;
+    if (n < 1 || n > 5) return vp_fail(err, VP_ERR_FIELD, path, "%s must be a list of 1 to 5 channel counts", path);
+    for (int i = 0; i < n; i++) {
+        const cJSON *e = cJSON_GetArrayItem(bo, i);
+        if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > 65536 || e->valuedouble != (double)(int64_t)e->valuedouble)
+            return vp_fail(err, VP_ERR_RANGE, path, "%s entries must be integers in 1..65536", path);
+        a->d.ch[i] = (int64_t)e->valuedouble;
+    }
+    a->d.levels = n;
+    return VP_OK;
+}
+
+vp_status vp_vae_parse(const cJSON *c, const char *p, int dclass, vp_arch *a, vp_error *err) {
+    vp_status st;
+    a->kind = VP_KIND_DIT;
+    vp_strlcpy(a->model_type, dclass == VP_DC_VAE_KL ? "vae_kl" : dclass == VP_DC_VAE_WAN ? "vae_wan"
+                              : dclass == VP_DC_VAE_HUNYUAN ? "vae_hunyuanvideo" : "vae_cogvideox", sizeof a->model_type);
+    a->mlp = VP_MLP_GELU;
+    a->norm = VP_NORM_LAYER;
+    int64_t enc = 0, dec = 0;
+    if (dclass == VP_DC_VAE_WAN) {
+        int64_t base = 96, mult[5] = {1, 2, 4, 4, 0};
+        int nm = 4;
+        int tdown[4] = {0, 1, 1, 0};
+        a->d.latent_ch = 16;
+        a->d.layers_per_block = 2;
+        int64_t nrb = 2;
+        if ((st = vp_json_opt_int(c, p, "base_dim", 1, 65536, &base, err))) return st;
+        if ((st = vp_json_opt_int(c, p, "z_dim", 1, 4096, &a->d.latent_ch, err))) return st;
+        if ((st = vp_json_opt_int(c, p, "num_res_blocks", 1, 64, &nrb, err))) return st;
+        a->d.layers_per_block = (int)nrb;
+        vp_arch tmp;
+        memset(&tmp, 0, sizeof tmp);
+        if ((st = read_channels(c, p, "dim_mult", &tmp, err))) return st;
+        if (tmp.d.levels) {
+            nm = tmp.d.levels;
+            for (int i = 0; i < nm; i++) mult[i] = tmp.d.ch[i];
+        }
+        const cJSON *td = cJSON_GetObjectItemCaseSensitive(c, "temperal_downsample");
+        if (cJSON_IsArray(td)) {
+            int n = cJSON_GetArraySize(td);
+            for (int i = 0; i < n && i < 4; i++) tdown[i] = cJSON_IsTrue(cJSON_GetArrayItem(td, i));
+        }
+        const cJSON *attn = cJSON_GetObjectItemCaseSensitive(c, "attn_scales");
+        if (cJSON_IsArray(attn) && cJSON_GetArraySize(attn) > 0) {
+            char path[128];
+            vp_path_key(path, sizeof path, p, "attn_scales");
+            return vp_fail(err, VP_ERR_UNSUPPORTED, path, "%s: attention in the down/up blocks is not modelled", path);
+        }
+        const cJSON *res = cJSON_GetObjectItemCaseSensitive(c, "is_residual");
+        if (cJSON_IsTrue(res)) {
+            char path[128];
+            vp_path_key(path, sizeof path, p, "is_residual");
+            return vp_fail(err, VP_ERR_UNSUPPORTED, path, "%s: the Wan 2.2 VAE is not modelled", path);
+        }
+        a->d.levels = nm;
+        a->d.ch[0] = base;
+        for (int i = 0; i < nm; i++) a->d.ch[i + 1] = base * mult[i];
+        a->d.params = wan_count(a, &enc, &dec, tdown);
+        /* the decoder's channels at each output level for the peak model: up block i's out dim */
+        a->d.vae3d = 1;
+        a->d.frame_chunk = 1; /* _decode: one latent frame per decoder call (causal feature cache) */
+        a->d.spatial = 1LL << (nm - 1);
+        a->d.temporal = 1;
+        for (int i = 0; i < nm - 1; i++) a->d.temporal *= tdown[i] ? 2 : 1;
+        a->d.tile_h = a->d.tile_w = 256; /* tile_sample_min_height/width; stride 192 */
+        a->d.tile_frames = 0;
+    } else {
+        a->d.ch[0] = 128;
+        a->d.ch[1] = 256;
+        a->d.ch[2] = 512;
+        a->d.ch[3] = 512;
+        a->d.levels = 4;
+        a->d.latent_ch = dclass == VP_DC_VAE_KL ? 4 : 16;
+        int64_t lpb = dclass == VP_DC_VAE_COGVIDEOX ? 3 : 2;
+        if (dclass == VP_DC_VAE_COGVIDEOX) a->d.ch[2] = 256;
+        if ((st = read_channels(c, p, "block_out_channels", a, err))) return st;
+        if ((st = vp_json_opt_int(c, p, "latent_channels", 1, 4096, &a->d.latent_ch, err))) return st;
+        if ((st = vp_json_opt_int(c, p, "layers_per_block", 1, 64, &lpb, err))) return st;
+        a->d.layers_per_block = (int)lpb;
+        int mid = dclass != VP_DC_VAE_COGVIDEOX, quant = dclass != VP_DC_VAE_COGVIDEOX, pquant = quant;
+        if (dclass != VP_DC_VAE_COGVIDEOX && (st = vp_json_opt_bool(c, p, "mid_block_add_attention", &mid, err))) return st;
+        if ((st = vp_json_opt_bool(c, p, "use_quant_conv", &quant, err))) return st;
+        if ((st = vp_json_opt_bool(c, p, "use_post_quant_conv", &pquant, err))) return st;
+        a->d.mid_attn = mid;
+        int64_t kvol = dclass == VP_DC_VAE_KL ? 9 : 27;
+        /* down/up convs: Conv2d 3×3 (vae.py Downsample2D/Upsample2D; CogVideoXDownsample3D/Upsample3D);
+         * HunyuanVideoDownsampleCausal3D / UpsampleCausal3D: causal Conv3d 3³ */
+        int64_t ud = dclass == VP_DC_VAE_HUNYUAN ? 27 : 9;
+        int64_t zq = dclass == VP_DC_VAE_COGVIDEOX ? a->d.latent_ch : 0;
+        int64_t total = kl_like(a, kvol, ud, zq, lpb, lpb + 1, 0, &enc, &dec);
+        int64_t L = a->d.latent_ch;
+        if (quant) total += dclass == VP_DC_VAE_HUNYUAN ? conv(2 * L, 2 * L, 1) : conv(2 * L, 2 * L, 1);
+        if (pquant) total += conv(L, L, 1);
+        if (dclass == VP_DC_VAE_HUNYUAN) { /* quant_conv and post_quant_conv are unconditional there */
+            if (!quant) total += conv(2 * L, 2 * L, 1);
+            if (!pquant) total += conv(L, L, 1);
+        }
+        a->d.params = total;
+        a->d.vae3d = dclass != VP_DC_VAE_KL;
+        a->d.spatial = 1LL << (a->d.levels - 1);
+        a->d.temporal = dclass == VP_DC_VAE_KL ? 1 : 4;
+        int64_t tc = a->d.temporal;
+        if (dclass != VP_DC_VAE_KL && (st = vp_json_opt_int(c, p, "temporal_compression_ratio", 1, 64, &tc, err))) return st;
+        a->d.temporal = tc;
+        if (dclass == VP_DC_VAE_COGVIDEOX) {
+            int64_t sh = 480, sw = 720;
+            if ((st = vp_json_opt_int(c, p, "sample_height", 1, 65536, &sh, err))) return st;
+            if ((st = vp_json_opt_int(c, p, "sample_width", 1, 65536, &sw, err))) return st;
+            a->d.frame_chunk = 2;            /* num_latent_frames_batch_size */
+            a->d.tile_h = sh / 2;            /* tile_sample_min_height = sample_height // 2 */
+            a->d.tile_w = sw / 2;
+        } else if (dclass == VP_DC_VAE_HUNYUAN) {
+            a->d.frame_chunk = 16 / 4 + 1;   /* framewise decoding: tile_sample_min_num_frames / 4 + 1 latent frames */
+            a->d.tile_h = a->d.tile_w = 256;
+            a->d.tile_frames = 16;
+        } else {
+            int64_t ss = 512;
+            if ((st = vp_json_opt_int(c, p, "sample_size", 1, 65536, &ss, err))) return st;
+            a->d.tile_h = a->d.tile_w = ss; /* tile_sample_min_size = config.sample_size */
+            a->d.frame_chunk = 0;
+        }
+    }
+    a->d.embed = enc;      /* encoder */
+    a->d.other = a->d.params - enc - dec;
+    a->d.blocks_total = dec; /* decoder */
+    a->d.per_block = dec;
+    a->d.largest_tensor = a->d.ch[a->d.levels - 1] * a->d.ch[a->d.levels - 1] * 27;
+    a->layers = 1;
+    a->hidden = a->d.ch[0];
+    return VP_OK;
+}
+
+/* ---- encode / decode memory ----
+ * Tensors alive inside one decoder call at its full-resolution levels (the largest: channels halve
+ * when the pixels quadruple), per pixel of the call's frames, in channel-tensors:
+ *  - the upsampler that ends the second-to-last up block: its nearest-neighbour interpolation output
+ *    (c1 channels), the conv's output (c1), its input at half resolution (c1/4), and for causal 3-D convs
+ *    the F.pad copy of the input (c1) (CogVideoXCausalConv3d.fake_context_parallel_forward,
+ *    HunyuanVideoCausalConv3d.forward, WanCausalConv3d.forward all pad with a new tensor);
+ *  - the first resnet of the last up block (c1 -> c0): its input kept for the residual, the norm's output
+ *    and SiLU's output (GroupNorm: 3 tensors; CogVideoXSpatialNorm3D: the input, GroupNorm output,
+ *    conv_y(zq), conv_b(zq) and their product, 5), then at conv1: input, SiLU output, the pad copy, c0 out.
+ * CogVideoX and Wan keep a causal conv cache: the last 2 frames of every 3-D conv's input (conv_cache /
+ * feat_cache, CACHE_T = 2) across calls. */
+static double resnet_live(int64_t cin, int64_t cout, int spatial_norm, int pad) {
+    double norm = spatial_norm ? 5.0 * (double)cin : 3.0 * (double)cin;
+    double conv1 = (2.0 + pad) * (double)cin + (double)cout;
+    return norm > conv1 ? norm : conv1;
+}
+
+static void chunk_shape(const vp_arch *a, int64_t frames, int64_t *lat_chunk, int64_t *px_chunk) {
+    int64_t T = a->d.temporal > 0 ? a->d.temporal : 1;
+    int64_t lat = a->d.vae3d ? (frames - 1) / T + 1 : 1;
+    int64_t lc = a->d.frame_chunk > 0 ? a->d.frame_chunk : lat;
+    if (a->dclass == VP_DC_VAE_COGVIDEOX && lat % 2 == 1 && lat > 1) lc = 3; /* the first batch takes the odd frame */
+    if (lc > lat) lc = lat;
+    *lat_chunk = lc;
+    /* pixel frames out of lc latent frames: the causal first frame stays one frame */
+    int64_t px = a->d.vae3d ? (lc == lat ? frames : lc * T) : 1;
+    if (a->dclass == VP_DC_VAE_COGVIDEOX) px = lc == 3 ? 9 : 8; /* autoencoder_kl_cogvideox.py: X + 6 frames */
+    if (px > frames && a->d.vae3d) px = frames;
+    *px_chunk = px;
+}
+
+void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
+                        int tiling, int slicing, vp_vae_peak *o) {
+    memset(o, 0, sizeof *o);
+    if (frames < 1) frames = 1;
+    int64_t b = slicing ? 1 : batch;
+    int64_t th = height, tw = width;
+    if (tiling && a->d.tile_h > 0 && (height > a->d.tile_h || width > a->d.tile_w)) {
+        th = height < a->d.tile_h ? height : a->d.tile_h;
+        tw = width < a->d.tile_w ? width : a->d.tile_w;
+    }
+    int64_t lat_chunk, px;
+    chunk_shape(a, frames, &lat_chunk, &px);
+    int n = a->d.levels;
+    int wan = a->dclass == VP_DC_VAE_WAN;
+    int64_t c0 = wan ? a->d.ch[1] : a->d.ch[0];             /* last up block's channels */
+    int64_t c1 = wan ? a->d.ch[2] / 2 : a->d.ch[n > 1 ? 1 : 0]; /* what the last upsampler hands it */
+    int64_t up_c = wan ? a->d.ch[2] : c1;                    /* the upsampler's own channels */
+    int pad = a->d.vae3d;
+    double ups = (double)c1 + (double)up_c / 4.0 + (pad ? (double)c1 : 0.0) + (double)c1;
+    double res1 = resnet_live(c1, c0, a->dclass == VP_DC_VAE_COGVIDEOX, pad);
+    double chans = ups > res1 ? ups : res1;
+    double pix = (double)b * (double)px * (double)th * (double)tw;
+    double acts = chans * pix * elem;
+    /* causal conv caches: two frames of every 3-D conv input, summed over the decoder's levels
+     * (2·(layers+1) convs per up block, at 4^-k of the pixels k levels below full resolution) */
+    double cache = 0;
+    if (a->dclass == VP_DC_VAE_COGVIDEOX || wan) {
+        double per_px = 0;
+        for (int i = 0; i < n; i++) {
+            int64_t ci = wan ? a->d.ch[i + 1] : a->d.ch[i];
+            double convs = 2.0 * (double)(a->d.layers_per_block + 1);
+            per_px += convs * (double)ci / pow(4.0, (double)i);
+        }
+        cache = 2.0 * (double)b * (double)th * (double)tw * per_px * elem;
+    }
+    /* HunyuanVideo mid-block attention: the causal mask prepare_causal_attention_mask builds is
+     * (b, N, N) in the activation dtype for N = latent frames × latent pixels of the call */
+    double mask = 0;
+    if (a->dclass == VP_DC_VAE_HUNYUAN && a->d.mid_attn) {
+        double N = (double)lat_chunk * (double)(th / a->d.spatial) * (double)(tw / a->d.spatial);
+        mask = (double)b * N * N * elem;
+    }
+    o->bytes = acts + cache + mask;
+    /* the decoded video: 3 channels for every frame and pixel, collected chunk by chunk and concatenated
+     * (torch.cat: the pieces and the result exist together at the end) */
+    o->out_bytes = 2.0 * 3.0 * (double)batch * (double)frames * (double)height * (double)width * elem;
+    o->chunk_frames = px;
+    o->tile_h = th;
+    o->tile_w = tw;
+    snprintf(o->where, sizeof o->where, "%s at %lld×%lld px × %lld frames%s",
+             ups > res1 ? "last upsampler" : "first resnet of the last up block", (long long)th, (long long)tw,
+             (long long)px, mask > acts ? " (causal mask of the mid attention)" : "");
+}
+
+void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
+                        int tiling, int slicing, vp_vae_peak *o) {
+    memset(o, 0, sizeof *o);
+    if (frames < 1) frames = 1;
+    int64_t b = slicing ? 1 : batch;
+    int64_t th = height, tw = width;
+    if (tiling && a->d.tile_h > 0 && (height > a->d.tile_h || width > a->d.tile_w)) {
+        th = height < a->d.tile_h ? height : a->d.tile_h;
+        tw = width < a->d.tile_w ? width : a->d.tile_w;
+    }
+    /* frames per encoder call: CogVideoX num_sample_frames_batch_size 8 (+1 for the odd first frame),
+     * Wan 1 then 4 frames per call, HunyuanVideo tile_sample_min_num_frames 16 (+1), 2-D: one image */
+    int64_t px = 1;
+    if (a->dclass == VP_DC_VAE_COGVIDEOX) px = frames % 8 == 1 ? 9 : 8;
+    else if (a->dclass == VP_DC_VAE_WAN) px = 4;
+    else if (a->dclass == VP_DC_VAE_HUNYUAN) px = 17;
+    if (px > frames) px = frames;
+    int wan = a->dclass == VP_DC_VAE_WAN;
+    int64_t c0 = wan ? a->d.ch[1] : a->d.ch[0];
+    int pad = a->d.vae3d;
+    /* a full-resolution resnet of the first down block: input, norm/SiLU outputs, pad copy, conv output */
+    double chans = resnet_live(c0, c0, 0, pad) + (double)c0;
+    double pix = (double)b * (double)px * (double)th * (double)tw;
+    o->bytes = chans * pix * elem;
+    o->out_bytes = 3.0 * (double)batch * (double)frames * (double)height * (double)width * elem; /* the input video */
+    o->chunk_frames = px;
+    o->tile_h = th;
+    o->tile_w = tw;
+    snprintf(o->where, sizeof o->where, "first down block at %lld×%lld px × %lld frames", (long long)th, (long long)tw,
+             (long long)px);
+}
