@@ -5,8 +5,9 @@
 #include "alloc_sim.h"
 #include "arch.h"
 #include "gpu.h"
+#include "serve.h"
 
-typedef enum { VP_MODE_TRAIN = 0, VP_MODE_INFER } vp_mode;
+typedef enum { VP_MODE_TRAIN = 0, VP_MODE_INFER, VP_MODE_SERVE /* serving engines: serve.h */ } vp_mode;
 typedef enum {
     VP_PREC_FP32 = 0, VP_PREC_AMP_BF16, VP_PREC_AMP_FP16, VP_PREC_BF16, VP_PREC_FP16, VP_PREC_FP8,
     VP_PREC_BF16_MASTER /* bf16 weights and grads, fp32 master copy in the optimizer (DeepSpeed, Megatron, ZeRO paper) */
@@ -104,6 +105,7 @@ typedef struct vp_plan {
     int quiet;               /* numbers only, no explanation strings (re-estimates behind suggestions) */
     char alloc_conf_text[256]; /* runtime.pytorch_cuda_alloc_conf as given ("" = PyTorch's defaults) */
     vp_alloc_conf alloc_conf;  /* ... as PyTorch reads it */
+    vp_plan_serve serve;       /* workload.mode "serve": the engine, its settings and the model (plan_serve_parse.c) */
 } vp_plan;
 
 /* Refuses workloads whose tokens or bytes no machine could hold (plan_parse.c); the planning layer
