@@ -72,6 +72,12 @@ int cli_print_estimate_table(FILE *out, const char *json) {
                     b, sv, cli_str(it, "change"));
         }
     }
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(e, "serving"); /* workload.mode "serve" */
+    if (cJSON_IsObject(sv)) {
+        fprintf(out, "\nserving (%s), per GPU:\n", cli_str(sv, "engine"));
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(sv, "arithmetic")) fprintf(out, "  %s\n", it->valuestring);
+        fprintf(out, "  %s\n\nlaunch:\n  %s\n", cli_str(sv, "note"), cli_str(sv, "launch"));
+    }
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(e, "warnings")) fprintf(out, "\nwarning: %s\n", it->valuestring);
     cJSON_Delete(e);
     return 0;
