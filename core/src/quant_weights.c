@@ -130,9 +130,16 @@ static void layer(acc *a, int64_t i, int64_t tp) {
         if (m->attn_sinks) other(a, qh, 4); /* gpt_oss.py sinks: fp32 [heads/tp] */
     }
     if (m->experts && m->moe[i]) {
-        int64_t ei = cdiv(m->expert_inter, tp), e = m->experts;
-        linear(a, h, 2 * ei, e, 2, 1, 1); /* FusedMoE w13_weight [E, 2·I/tp, h] */
-        linear(a, ei, h, e, 1, 1, 1);     /* w2_weight [E, h, I/tp] */
+        int64_t ei = cdiv(m->expert_inter, tp), e = m->experts, he = h;
+        if (a->q->method == VP_WQ_MXFP4 && a->q->experts_only) {
+            /* mxfp4.py Mxfp4MoEMethod.create_weights on Hopper (Marlin / triton path): the per-rank
+             * intermediate size is padded to a multiple of 128 and the hidden size to 256
+             * (gpt-oss-20b: 2880 -> 2944 and 3072; checked on vLLM 0.19: 13.64 GiB at TP 1, 7.01 at TP 2) */
+            ei = cdiv(ei, 128) * 128;
+            he = cdiv(h, 256) * 256;
+        }
+        linear(a, he, 2 * ei, e, 2, 1, 1); /* FusedMoE w13_weight [E, 2·I/tp, h] */
+        linear(a, ei, he, e, 1, 1, 1);     /* w2_weight [E, h, I/tp] */
         if (m->expert_bias) other(a, e * (2 * ei + h), a->dt);
         other(a, h * e + (m->router_bias ? e : 0), a->dt); /* router gate: ReplicatedLinear, not quantized */
         if (m->shared_inter) {
