@@ -27,7 +27,9 @@ void cli_print_serve_flags(FILE *f) {
             "  --quant Q            fp8 | w8a8 | gptq | awq | w4a16 | mxfp4 | Q4_K_M | Q8_0 | IQ4_XS ... (a checkpoint's\n"
             "                       own quantization_config is read from config.json)\n"
             "  --ctx-size N  --n-gpu-layers N  --n-batch N  --n-ubatch N  --n-parallel N  --flash-attn\n"
-            "  --cache-type-k T  --cache-type-v T   llama.cpp: f16 | q8_0 | q4_0 | ...\n");
+            "  --cache-type-k T  --cache-type-v T   llama.cpp: f16 | q8_0 | q4_0 | ...\n"
+            "  --context-len N      also report the concurrency at N tokens\n"
+            "  --target-concurrency F   requests of max_model_len the fewest-GPUs answer must hold (default 1)\n");
 }
 
 static cJSON *child(cJSON *parent, const char *key) {
@@ -59,7 +61,8 @@ int cli_serve_flag(const char *cmd, cJSON *plan, const char *a, const char *v, i
         {"--mem-fraction-static", "mem_fraction_static"}, {"--max-num-seqs", "max_num_seqs"},
         {"--max-num-batched-tokens", "max_num_batched_tokens"}, {"--ctx-size", "ctx_size"},
         {"--n-gpu-layers", "n_gpu_layers"}, {"-ngl", "n_gpu_layers"}, {"--block-size", "block_size"},
-        {"--n-batch", "n_batch"}, {"--n-ubatch", "n_ubatch"}, {"--n-parallel", "n_parallel"}};
+        {"--n-batch", "n_batch"}, {"--n-ubatch", "n_ubatch"}, {"--n-parallel", "n_parallel"},
+        {"--context-len", "context_len"}, {"--target-concurrency", "target_concurrency"}};
     static const char *const strs[][2] = {{"--engine", "engine"},           {"--kv-dtype", "kv_cache_dtype"},
                                           {"--kv-cache-dtype", "kv_cache_dtype"}, {"--quant", "quantization"},
                                           {"--quantization", "quantization"}, {"--cache-type-k", "cache_type_k"},

@@ -156,6 +156,19 @@ typedef struct {
     char note[256];
     int n_lines;                     /* the arithmetic, one line per figure (CLI table, page) */
     char lines[VP_SERVING_MAX_LINES][192];
+    /* planning answers, each re-estimated (vp_estimate_with_suggestions; core/src/plan_serve.c) */
+    int has_answers;
+    int n_at;                        /* maximum concurrency at other context lengths */
+    int64_t at_len[6];
+    double at_concurrency[6];
+    int64_t longest_max_model_len;   /* the longest max_model_len (llama.cpp: ctx_size) that starts */
+    char longest_launch[512];
+    double target_concurrency;       /* workload.target_concurrency (default 1) */
+    int64_t fewest_tp;               /* fewest GPUs (TP degree) reaching it at max_model_len; 0 = none up to 16 */
+    double fewest_tp_concurrency;
+    char fewest_launch[512];
+    int64_t best_n_gpu_layers;       /* llama.cpp: the most layers that fit the card (-1 = not llama.cpp) */
+    char ngl_launch[512];
 } vp_serving;
 
 typedef struct {

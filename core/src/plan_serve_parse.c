@@ -57,7 +57,7 @@ vp_status vp_plan_serve_parse_workload(const cJSON *w, vp_plan *plan, vp_error *
                                        "max_num_batched_tokens", "cuda_graphs", "enforce_eager",
                                        "enable_prefix_caching", "dtype", "quantization", "n_gpu_layers", "ctx_size",
                                        "n_batch", "n_ubatch", "n_parallel", "cache_type_k", "cache_type_v",
-                                       "flash_attn", NULL};
+                                       "flash_attn", "context_len", "target_concurrency", NULL};
     const char *p = "workload";
     vp_status st;
     if ((st = vp_json_only_keys(w, p, keys, err))) return st;
@@ -110,6 +110,9 @@ vp_status vp_plan_serve_parse_workload(const cJSON *w, vp_plan *plan, vp_error *
     if ((st = cache_type(w, "cache_type_k", &s->cache_type_k, err))) return st;
     if ((st = cache_type(w, "cache_type_v", &s->cache_type_v, err))) return st;
     if ((st = vp_json_opt_bool(w, p, "flash_attn", &s->flash_attn, err))) return st;
+    if ((st = vp_json_opt_int(w, p, "context_len", 1, 16777216, &sv->context_len, err))) return st;
+    sv->target_concurrency = 1;
+    if ((st = vp_json_opt_num(w, p, "target_concurrency", 0.001, 1e7, &sv->target_concurrency, err))) return st;
     if (s->n_ubatch > s->n_batch) s->n_ubatch = s->n_batch; /* llama_context: n_ubatch = min(n_batch, n_ubatch) */
     return VP_OK;
 }

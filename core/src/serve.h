@@ -108,6 +108,8 @@ typedef struct {
     char quant_flag[32];   /* workload.quantization as given ("" = the checkpoint's own quantization_config) */
     char dtype_flag[16];   /* workload.dtype as given ("" = auto) */
     int given_n_gpu_layers, given_ctx;
+    int64_t context_len;        /* workload.context_len: a length to report the concurrency at (0 = none) */
+    double target_concurrency;  /* workload.target_concurrency: for the fewest-GPUs answer (default 1) */
 } vp_plan_serve;
 
 /* Fill s with every engine's defaults for engine e. */

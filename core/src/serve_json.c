@@ -44,6 +44,29 @@ void vp_serving_to_cjson(const vp_serving *s, cJSON *root) {
     cJSON_AddNumberToObject(l, "kv_bytes_per_token", (double)s->kv_bytes_per_token);
     cJSON_AddStringToObject(o, "launch", s->launch);
     cJSON_AddStringToObject(o, "note", s->note);
+    if (s->has_answers) { /* vp_estimate_with_suggestions: each answer re-estimated (plan_serve.c) */
+        cJSON *a = cJSON_AddObjectToObject(o, "answers");
+        cJSON *at = cJSON_AddArrayToObject(a, "max_concurrency_at");
+        for (int i = 0; i < s->n_at; i++) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddNumberToObject(x, "max_model_len", (double)s->at_len[i]);
+            cJSON_AddNumberToObject(x, "max_concurrency", round(s->at_concurrency[i] * 100.0) / 100.0);
+            cJSON_AddItemToArray(at, x);
+        }
+        cJSON *l = cJSON_AddObjectToObject(a, "longest_max_model_len");
+        cJSON_AddNumberToObject(l, "value", (double)s->longest_max_model_len);
+        cJSON_AddStringToObject(l, "launch", s->longest_launch);
+        cJSON *f = cJSON_AddObjectToObject(a, "fewest_gpus");
+        cJSON_AddNumberToObject(f, "target_concurrency", s->target_concurrency);
+        cJSON_AddNumberToObject(f, "tp", (double)s->fewest_tp);
+        cJSON_AddNumberToObject(f, "max_concurrency", round(s->fewest_tp_concurrency * 100.0) / 100.0);
+        cJSON_AddStringToObject(f, "launch", s->fewest_launch);
+        if (s->best_n_gpu_layers >= 0) {
+            cJSON *g = cJSON_AddObjectToObject(a, "n_gpu_layers");
+            cJSON_AddNumberToObject(g, "value", (double)s->best_n_gpu_layers);
+            cJSON_AddStringToObject(g, "launch", s->ngl_launch);
+        }
+    }
     cJSON *ls = cJSON_AddArrayToObject(o, "arithmetic");
     for (int i = 0; i < s->n_lines; i++) cJSON_AddItemToArray(ls, cJSON_CreateString(s->lines[i]));
 }

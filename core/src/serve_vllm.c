@@ -119,7 +119,11 @@ vp_status vp_serve_vllm(const vp_serve_model *m, const vp_serve_settings *s, uin
                              : 0;
     o->fits = o->layout.blocks_per_request > 0 && o->num_gpu_blocks >= o->layout.blocks_per_request;
     o->cuda_graph_bytes = 0;
-    if (!o->fits)
+    if (!o->fits && o->kv_cache_bytes_per_gpu == 0)
+        snprintf(o->note, sizeof o->note,
+                 "vLLM cannot start: weights, profile peak and non-torch memory already exceed gpu_memory_utilization × "
+                 "total; use more GPUs (tensor_parallel_size) or a quantized checkpoint");
+    else if (!o->fits)
         snprintf(o->note, sizeof o->note,
                  "vLLM stops: the KV cache holds %lld tokens, fewer than one request of max_model_len %lld needs "
                  "(\"ValueError: To serve at least one request ... increase gpu_memory_utilization or decrease max_model_len\")",

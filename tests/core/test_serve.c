@@ -257,6 +257,49 @@ static void serve_errors(void **s) {
                    VP_ERR_UNSUPPORTED, "instances[0].model.hf_config.quantization_config.quant_method");
 }
 
+
+/* The answers (plan_serve.c), each checked against a re-estimate: the fewest GPUs for the target
+ * reach it and half as many do not; the longest max_model_len starts and one token more does not;
+ * the -ngl answer fits and one layer more does not. */
+static const vp_estimate *serve_sugg(const char *plan_json) {
+    vp_error err;
+    vp_plan *p = vp_plan_from_json(plan_json, t_registry(), &err);
+    if (!p) fail_msg("%s (%s)", err.message, err.path);
+    static vp_estimate e;
+    assert_int_equal(vp_estimate_with_suggestions(p, &e, &err), VP_OK);
+    vp_plan_free(p);
+    return &e;
+}
+static double conc(const char *workload, const char *parallel) {
+    return serve(workload, "{\"preset\":\"qwen2.5-72b\"}", parallel)->max_concurrency;
+}
+static void answers(void **s) {
+    (void)s;
+    const vp_estimate *e = serve_sugg(t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"serve\",\"engine\":"
+                                            "\"vllm\",\"max_model_len\":32768,\"gpu_memory_utilization\":0.95,"
+                                            "\"target_concurrency\":20},\"instances\":[{\"model\":{\"preset\":\"qwen2.5-72b\"}}],"
+                                            "\"hardware\":{\"capacity_bytes\":%llu}}", (unsigned long long)H100_TOTAL));
+    const vp_serving *v = &e->serving;
+    assert_true(v->has_answers);
+    assert_true(v->fewest_tp > 1);
+    const char *wl = VLLM(",\"max_model_len\":32768");
+    assert_true(conc(wl, t_fmt("{\"tp\":%lld}", (long long)v->fewest_tp)) >= 20.0);
+    assert_true(conc(wl, t_fmt("{\"tp\":%lld}", (long long)v->fewest_tp / 2)) < 20.0);
+    t_assert_contains(v->fewest_launch, t_fmt("--tensor-parallel-size %lld", (long long)v->fewest_tp), __FILE__, __LINE__);
+    /* llama.cpp on a 16 GiB card: the most layers of Llama-3.1-8B F16 (15 GB) with 8192 cells */
+    const vp_estimate *l = serve_sugg("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"serve\",\"engine\":"
+                                      "\"llamacpp\",\"ctx_size\":8192},\"instances\":[{\"model\":{\"preset\":\"llama-3.1-8b\"}}],"
+                                      "\"hardware\":{\"capacity_bytes\":17179869184}}");
+    int64_t ngl = l->serving.best_n_gpu_layers;
+    assert_true(ngl > 0 && ngl < 33);
+    const char *base = "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"serve\",\"engine\":\"llamacpp\","
+                       "\"ctx_size\":8192,\"n_gpu_layers\":%lld},\"instances\":[{\"model\":{\"preset\":\"llama-3.1-8b\"}}],"
+                       "\"hardware\":{\"capacity_bytes\":17179869184}}";
+    assert_true(t_estimate(t_fmt(base, (long long)ngl))->fits);
+    assert_false(t_estimate(t_fmt(base, (long long)ngl + 1))->fits);
+    t_assert_contains(l->serving.ngl_launch, t_fmt("-ngl %lld", (long long)ngl), __FILE__, __LINE__);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(vllm_llama8b_by_hand), cmocka_unit_test(vllm_gemma2_hybrid_groups),
@@ -265,7 +308,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(vllm_pp_split),        cmocka_unit_test(quant_w4a16_bytes),
         cmocka_unit_test(quant_fp8_online),     cmocka_unit_test(sglang_pool),
         cmocka_unit_test(llamacpp_q4km_phi3),   cmocka_unit_test(llamacpp_cache_types),
-        cmocka_unit_test(serve_errors),
+        cmocka_unit_test(serve_errors),         cmocka_unit_test(answers),
     };
     return T_RUN("serve", tests, argc, argv);
 }
