@@ -269,6 +269,16 @@ vp_status vp_serve_model_from_hf(const cJSON *root, const char *p0, vp_serve_mod
     if ((st = vp_json_opt_str(root, p0, "torch_dtype", dt, sizeof dt, err))) return st;
     if ((st = vp_json_opt_str(root, p0, "dtype", dt, sizeof dt, err))) return st;
     m->dtype_bytes = dtype_bytes_of(dt);
+    /* sizes each in range can still multiply past int64: bound the parameters and the KV bytes per
+     * token in floating point first, so every later integer product stays exact */
+    double h = (double)m->hidden, q = (double)m->heads * (double)m->head_dim;
+    double f = (double)(m->inter > m->expert_inter ? m->inter : m->expert_inter);
+    double per_layer = 4.0 * h * (q > h ? q : h) + 3.0 * h * f * ((double)m->experts + 1.0) + 3.0 * h * (double)m->shared_inter;
+    double params = (double)m->layers * per_layer + 2.0 * (double)m->vocab * h + (double)m->vision_params;
+    double kv_tok = 2.0 * (double)m->kv_heads * (double)m->head_dim * (double)m->layers * 4.0;
+    if (params > 1e15 || kv_tok * 16777216.0 > 1e18)
+        return vp_fail(err, VP_ERR_RANGE, p, "%s: the shapes give about %.3g parameters and %.3g KV bytes per token; "
+                       "check the sizes", p, params, kv_tok);
     const cJSON *qc = cJSON_GetObjectItemCaseSensitive(root, "quantization_config");
     if (!qc) qc = cJSON_GetObjectItemCaseSensitive(c, "quantization_config");
     if (qc && !cJSON_IsNull(qc)) {
