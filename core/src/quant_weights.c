@@ -185,7 +185,7 @@ void vp_serve_rank_weights(const vp_serve_model *m, const vp_serve_settings *s, 
     }
     if (first && m->vision_params) other(&a, cdiv(m->vision_params, tp), a.dt);
     /* RotaryEmbedding._compute_cos_sin_cache: [max_position, rotary_dim] in the default dtype */
-    w->rope_bytes = m->n_rope_caches * m->max_positions * m->rotary_dim * a.dt;
+    w->rope_bytes = m->rope_positions * m->rotary_dim * a.dt;
     /* gptq_marlin / awq_marlin process_weights_after_loading: the Marlin copy of a qweight exists next
      * to the original until replace_parameter frees it, so the load's peak holds one extra tensor */
     w->repack_bytes = a.largest_q;

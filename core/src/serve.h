@@ -70,7 +70,8 @@ typedef struct {
     int64_t sliding_window, chunk_size;
     /* multi-head latent attention (deepseek_v2/v3) */
     int64_t q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim;
-    int64_t max_positions, rotary_dim, n_rope_caches;
+    int64_t max_positions, rotary_dim;
+    int64_t rope_positions;  /* rows of every rotary cos/sin cache together (scaled RoPE caches are longer) */
     int64_t vision_params;   /* vision tower + projector of a multimodal checkpoint (loaded by vLLM/SGLang) */
     int dtype_bytes;         /* torch_dtype (2 for bf16/fp16, 4 for fp32) */
     vp_wquant quant;

@@ -262,7 +262,28 @@ vp_status vp_serve_model_from_hf(const cJSON *root, const char *p0, vp_serve_mod
     double prf = 1.0;
     if ((st = vp_json_opt_num(c, p, "partial_rotary_factor", 0.0, 1.0, &prf, err))) return st;
     m->rotary_dim = m->kv_lora_rank ? m->qk_rope_dim : (int64_t)((double)m->head_dim * prf);
-    m->n_rope_caches = starts(t, "gemma3") ? 2 : 1; /* local (rope_local_base_freq) and global RoPE */
+    /* vllm/model_executor/layers/rotary_embedding: LinearScaling / DynamicNTKScaling caches hold
+     * max_position_embeddings × factor rows, YaRN (and DeepseekScaling) original_max_position × factor;
+     * llama3 and default RoPE max_position_embeddings. Gemma 3 has a second, unscaled cache for its
+     * sliding layers (rope_local_base_freq). */
+    double factor = 1.0;
+    int64_t base_pos = m->max_positions;
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(c, "rope_scaling");
+    if (cJSON_IsObject(rs)) {
+        char rp[160], rt[24] = "";
+        vp_path_key(rp, sizeof rp, p, "rope_scaling");
+        if ((st = vp_json_opt_str(rs, rp, "rope_type", rt, sizeof rt, err))) return st;
+        if (!rt[0] && (st = vp_json_opt_str(rs, rp, "type", rt, sizeof rt, err))) return st;
+        double fct = 1.0;
+        if ((st = vp_json_opt_num(rs, rp, "factor", 0.0, 1024.0, &fct, err))) return st;
+        if (!strcmp(rt, "linear") || !strcmp(rt, "dynamic")) factor = fct;
+        if (!strcmp(rt, "yarn") || !strcmp(rt, "deepseek_yarn")) {
+            factor = fct;
+            if ((st = vp_json_opt_int(rs, rp, "original_max_position_embeddings", 1, 1LL << 30, &base_pos, err))) return st;
+        }
+    }
+    m->rope_positions = (int64_t)((double)base_pos * (factor > 1.0 ? factor : 1.0));
+    if (starts(t, "gemma3")) m->rope_positions += m->max_positions;
     if ((st = vision_params(root, p0, m->hidden, &m->vision_params, err))) return st;
     /* dtype */
     char dt[24] = "bfloat16";
