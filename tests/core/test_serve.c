@@ -300,6 +300,31 @@ static void answers(void **s) {
     t_assert_contains(l->serving.ngl_launch, t_fmt("-ngl %lld", (long long)ngl), __FILE__, __LINE__);
 }
 
+/* Llama-3.1-8B Q8_0, -ngl 33: every 2-D tensor Q8_0 (34 B per 32; llama_tensor_get_type keeps the
+ * output in Q8_0: "else if (new_type != GGML_TYPE_Q8_0) new_type = GGML_TYPE_Q6_K"), norms F32,
+ * token_embd on the CPU: 7605.33 MiB on CUDA0 and 532.31 MiB CPU_Mapped, as llama.cpp prints for
+ * this file. Q4_K_M: attn_v and ffn_down Q6_K in the 16 use_more_bits layers, output Q6_K:
+ * 4403.49 MiB and 281.81 MiB. */
+static void llamacpp_llama8b_types(void **s) {
+    (void)s;
+    const char *wl = "{\"mode\":\"serve\",\"engine\":\"llamacpp\",\"quantization\":\"%s\",\"n_gpu_layers\":33}";
+    const vp_serving *v = serve(t_fmt(wl, "Q8_0"), HF(CFG_LLAMA31_8B_SERVE), "{}");
+    uint64_t layer = 218103808ULL / 32 * 34 + 2 * 4096 * 4;
+    uint64_t gpu = 32 * layer + 128256ULL * 4096 / 32 * 34 + 4096 * 4;
+    assert_u64_equal(v->model_buffer_gpu_bytes, gpu);
+    assert_u64_equal(v->model_buffer_cpu_bytes, 128256ULL * 4096 / 32 * 34);
+    assert_true(fabs((double)gpu / 1048576.0 - 7605.33) < 0.005);
+    v = serve(t_fmt(wl, "Q4_K_M"), HF(CFG_LLAMA31_8B_SERVE), "{}");
+    uint64_t q4 = 144, q6 = 210; /* bytes per 256 */
+    uint64_t attn_qo = 2ULL * 4096 * 4096 / 256 * q4, k = 1024ULL * 4096 / 256 * q4;
+    uint64_t v4 = 1024ULL * 4096 / 256 * q4, v6 = 1024ULL * 4096 / 256 * q6;
+    uint64_t gu = 2ULL * 14336 * 4096 / 256 * q4, d4 = 4096ULL * 14336 / 256 * q4, d6 = 4096ULL * 14336 / 256 * q6;
+    uint64_t g4 = 32 * (attn_qo + k + gu + 2 * 4096 * 4) + 16 * (v4 + d4) + 16 * (v6 + d6) + 128256ULL * 4096 / 256 * q6 + 4096 * 4;
+    assert_u64_equal(v->model_buffer_gpu_bytes, g4);
+    assert_true(fabs((double)g4 / 1048576.0 - 4403.49) < 0.005);
+    assert_true(fabs((double)v->model_buffer_cpu_bytes / 1048576.0 - 281.81) < 0.005);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(vllm_llama8b_by_hand), cmocka_unit_test(vllm_gemma2_hybrid_groups),
@@ -308,7 +333,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(vllm_pp_split),        cmocka_unit_test(quant_w4a16_bytes),
         cmocka_unit_test(quant_fp8_online),     cmocka_unit_test(sglang_pool),
         cmocka_unit_test(llamacpp_q4km_phi3),   cmocka_unit_test(llamacpp_cache_types),
-        cmocka_unit_test(serve_errors),         cmocka_unit_test(answers),
+        cmocka_unit_test(serve_errors),         cmocka_unit_test(answers), cmocka_unit_test(llamacpp_llama8b_types),
     };
     return T_RUN("serve", tests, argc, argv);
 }
