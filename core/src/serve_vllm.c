@@ -29,11 +29,20 @@ static uint64_t non_torch_bytes(int64_t tp, int64_t pp) {
     return (uint64_t)(0.25 * VP_GIB);
 }
 
+/* Fused-MoE workspace per token: the modular fused_moe kernels draw workspace13 [T, top_k,
+ * max(2·I/tp, h)] and workspace2 [T, top_k, I/tp] from vLLM's workspace manager
+ * (vllm/v1/worker/workspace.py), which keeps the buffers the profile run sized (lock_workspace in
+ * gpu_model_runner.py): they stay allocated through the sampler run. In elements per token. */
+static double moe_workspace(const vp_serve_model *m, int64_t tp) {
+    if (!m->experts) return 0;
+    double ei = (double)cdiv(m->expert_inter, tp), k = (double)m->experts_per_tok, h = (double)m->hidden;
+    return k * ((2 * ei > h ? 2 * ei : h) + ei);
+}
+
 /* The dummy forward's peak at T tokens: the hidden states and the residual stream with the
  * embedding output and the normed input ([T, h] each, 4 in all), and the widest block
  * intermediate: attention (qkv output + attention output), the MLP (gate_up output + activation,
- * MergedColumnParallelLinear / SiluAndMul), or fused_moe's intermediate_cache1/2/3
- * (fused_moe.py: [T, top_k, 2·I/tp], [T·top_k, I/tp], [T, top_k, h]) with the fp32 router logits. */
+ * MergedColumnParallelLinear / SiluAndMul), or the fused-MoE workspace. */
 static double forward_peak(const vp_serve_model *m, int64_t tp, int dt, int64_t T, int moe_on_stage) {
     double h = (double)m->hidden, qh = (double)(m->heads / tp > 0 ? m->heads / tp : 1);
     double kvh = (double)vp_kv_heads_per_rank(m->kv_heads, tp), hd = (double)m->head_dim;
@@ -44,12 +53,7 @@ static double forward_peak(const vp_serve_model *m, int64_t tp, int dt, int64_t 
         attn = (qh + 2 * kvh) * hd + qh * hd;
     double f = (double)cdiv(m->inter, tp);
     double mlp = m->gated_mlp ? 3 * f : 2 * f;
-    double moe = 0;
-    if (m->experts && moe_on_stage) {
-        double ei = (double)cdiv(m->expert_inter, tp), k = (double)m->experts_per_tok;
-        moe = k * (2 * ei + ei + h) + (double)m->experts * 4.0 / dt;
-        if (m->shared_inter) moe += 0; /* the shared expert runs before, its buffers are freed */
-    }
+    double moe = moe_on_stage ? moe_workspace(m, tp) : 0;
     double widest = attn > mlp ? attn : mlp;
     if (moe > widest) widest = moe;
     return (double)T * (4 * h + widest) * dt;
@@ -59,9 +63,9 @@ static double forward_peak(const vp_serve_model *m, int64_t tp, int dt, int64_t 
  * Sampler.forward casts it to fp32, and the top-k/top-p path (topk_topp_sampler.py
  * apply_top_k_top_p) holds a sorted fp32 copy and an fp32 softmax of it: 12 bytes per logit beside
  * the model-dtype logits. The dummy run's hidden states ([T, h]: output, residual, gathered rows)
- * stay alive meanwhile. */
-static double sampler_peak(const vp_serve_model *m, int dt, int64_t T, int64_t R) {
-    return (double)T * (double)m->hidden * dt * 3 + (double)R * (double)m->vocab * (dt + 12);
+ * and the fused-MoE workspace stay alive meanwhile. */
+static double sampler_peak(const vp_serve_model *m, int64_t tp, int dt, int64_t T, int64_t R) {
+    return (double)T * ((double)m->hidden * 3 + moe_workspace(m, tp)) * dt + (double)R * (double)m->vocab * (dt + 12);
 }
 
 vp_status vp_serve_vllm(const vp_serve_model *m, const vp_serve_settings *s, uint64_t total, vp_serve_result *o,
@@ -91,7 +95,7 @@ vp_status vp_serve_vllm(const vp_serve_model *m, const vp_serve_settings *s, uin
         for (int64_t i = w.first_layer; i < w.first_layer + w.layers_on_rank && i < VP_SERVE_MAX_LAYERS; i++)
             moe_here |= m->moe[i];
         double fwd = forward_peak(m, tp, dt, T, moe_here);
-        double smp = r == pp - 1 ? sampler_peak(m, dt, T, R) : 0;
+        double smp = r == pp - 1 ? sampler_peak(m, tp, dt, T, R) : 0;
         double act = fwd > smp ? fwd : smp;
         double avail = (double)o->budget_bytes - (double)w.total - act - (double)o->non_torch_bytes;
         vp_kv_layout lay;
