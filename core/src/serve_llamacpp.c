@@ -6,8 +6,8 @@
  *    without output.weight uses token_embd for it (TENSOR_DUPLICATED), a second copy on the GPU.
  *  - KV cache: src/llama-kv-cache.cpp: per layer K [n_embd_k_gqa, kv_size] of cache_type_k and V of
  *    cache_type_v (ggml_row_size), on the device of the layer (offload_kqv); kv_size = n_ctx padded to
- *    256 (llama_context: GGML_PAD(n_ctx, 256)). Sliding-window layers (llama-kv-cache-iswa.cpp) keep
- *    min(kv_size, GGML_PAD(n_swa·n_seq_max + n_ubatch, 256)) cells.
+ *    get_padding() (256 with flash attention, else 32). Sliding-window layers (llama-kv-cache-iswa.cpp)
+ *    keep min(kv_size, GGML_PAD(n_swa·n_seq_max + n_ubatch, pad)) cells.
  *  - Compute buffer: ggml-alloc's worst-case graph at n_ubatch; without flash attention the
  *    [kv_size, n_ubatch, n_head] fp32 attention scores dominate, with the [n_vocab, n_ubatch] fp32
  *    logits when the output layer is offloaded (an approximation of the graph allocator). */
@@ -134,7 +134,9 @@ vp_status vp_serve_llamacpp(const vp_serve_model *m, const vp_serve_settings *s,
     o->model_buffer_cpu_bytes = (uint64_t)cpu;
     o->weights_bytes_per_gpu = (uint64_t)gpu;
     int64_t ctx = s->ctx_size > 0 ? s->ctx_size : 4096;
-    int64_t cells = pad(ctx, 256);
+    /* llama_kv_cache get_padding(): 256 with flash attention (its kernels read whole tiles), else 32 */
+    int64_t npad = s->flash_attn ? 256 : 32;
+    int64_t cells = pad(ctx, npad);
     int64_t ub = s->n_ubatch > 0 ? s->n_ubatch : 512, nseq = s->n_parallel > 0 ? s->n_parallel : 1;
     int tk = s->cache_type_k > 0 || s->cache_type_k == VP_GGML_F32 ? s->cache_type_k : VP_GGML_F16;
     int tv = s->cache_type_v > 0 || s->cache_type_v == VP_GGML_F32 ? s->cache_type_v : VP_GGML_F16;
@@ -142,7 +144,7 @@ vp_status vp_serve_llamacpp(const vp_serve_model *m, const vp_serve_settings *s,
     int64_t k_embd = m->kv_lora_rank ? m->kv_lora_rank + m->qk_rope_dim : m->kv_heads * m->head_dim;
     int64_t v_embd = m->kv_lora_rank ? m->kv_lora_rank : m->kv_heads * m->v_head_dim;
     int64_t kb = 0, vb = 0;
-    int64_t swa_cells = m->sliding_window > 0 ? pad(m->sliding_window * nseq + ub, 256) : cells;
+    int64_t swa_cells = m->sliding_window > 0 ? pad(m->sliding_window * nseq + ub, npad) : cells;
     if (swa_cells > cells) swa_cells = cells;
     for (int64_t il = start; il < L && il < VP_SERVE_MAX_LAYERS; il++) {
         int64_t c = m->attn[il] == VP_LAYER_SLIDING ? swa_cells : cells;

@@ -217,15 +217,18 @@ static void llamacpp_q4km_phi3(void **s) {
     assert_u64_equal(v->kv_v_bytes, 4096ULL * 32 * 3072 * 2);
 }
 
-/* q8_0 cache: ggml_row_size(Q8_0, 3072) = 96 blocks × 34 B; ctx 5000 is padded to 5120 cells;
- * -ngl 20 keeps layers 12..31 on the GPU. */
+/* q8_0 cache: ggml_row_size(Q8_0, 3072) = 96 blocks × 34 B; ctx 5000 is padded to 5024 cells
+ * (get_padding 32 without flash attention; 5120 with it); -ngl 20 keeps layers 12..31 on the GPU. */
 static void llamacpp_cache_types(void **s) {
     (void)s;
     const vp_serving *v = serve("{\"mode\":\"serve\",\"engine\":\"llamacpp\",\"quantization\":\"Q8_0\","
                                 "\"n_gpu_layers\":20,\"ctx_size\":5000,\"cache_type_k\":\"q8_0\",\"cache_type_v\":\"q8_0\"}",
                                 HF(CFG_PHI3_MINI), "{}");
-    assert_int_equal(v->ctx_cells, 5120);
-    assert_u64_equal(v->kv_k_bytes, 5120ULL * 20 * 96 * 34);
+    assert_int_equal(v->ctx_cells, 5024);
+    assert_u64_equal(v->kv_k_bytes, 5024ULL * 20 * 96 * 34);
+    const vp_serving *fa = serve("{\"mode\":\"serve\",\"engine\":\"llamacpp\",\"ctx_size\":5000,\"flash_attn\":true}",
+                                 HF(CFG_PHI3_MINI), "{}");
+    assert_int_equal(fa->ctx_cells, 5120);
     t_assert_contains(v->launch, "llama-server", __FILE__, __LINE__);
     t_assert_contains(v->launch, "-ngl 20 -c 5000 -ctk q8_0 -ctv q8_0", __FILE__, __LINE__);
 }
