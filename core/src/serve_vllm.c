@@ -123,7 +123,14 @@ vp_status vp_serve_vllm(const vp_serve_model *m, const vp_serve_settings *s, uin
                              : 0;
     o->fits = o->layout.blocks_per_request > 0 && o->num_gpu_blocks >= o->layout.blocks_per_request;
     o->cuda_graph_bytes = 0;
-    if (!o->fits && o->kv_cache_bytes_per_gpu == 0)
+    if (m->max_positions > 0 && s->max_model_len > m->max_positions) {
+        /* vllm/config/model.py _get_and_verify_max_len: a longer max_model_len than the model's derived
+         * one (max_position_embeddings) is refused at startup */
+        o->fits = 0;
+        snprintf(o->note, sizeof o->note,
+                 "vLLM refuses max_model_len %lld: greater than the derived max_model_len (max_position_embeddings=%lld)",
+                 (long long)s->max_model_len, (long long)m->max_positions);
+    } else if (!o->fits && o->kv_cache_bytes_per_gpu == 0)
         snprintf(o->note, sizeof o->note,
                  "vLLM cannot start: weights, profile peak and non-torch memory already exceed gpu_memory_utilization × "
                  "total; use more GPUs (tensor_parallel_size) or a quantized checkpoint");
