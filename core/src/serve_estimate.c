@@ -53,10 +53,9 @@ static void vllm_lines(const vp_plan *plan, const vp_serve_result *r, vp_serving
     else
         line(o, "budget: (%.2f GiB total − %.2f GiB context) × mem_fraction_static = %.2f GiB", gib(r->gpu_total_bytes),
              gib(VP_SERVE_CONTEXT_BYTES), gib(r->budget_bytes));
-    line(o, "weights: %.2f GiB per GPU (%lld layers of %lld%s, tp %lld%s)", gib(r->weights_bytes_per_gpu),
-         (long long)(m->layers / (s->pp > 0 ? s->pp : 1)), (long long)m->layers,
-         m->quant.method != VP_WQ_NONE ? ", quantized" : "", (long long)r->tp,
-         m->quant.name[0] ? "" : "");
+    line(o, "weights: %.2f GiB per GPU (%lld layers of %lld, tp %lld%s%s)", gib(r->weights_bytes_per_gpu),
+         (long long)(m->layers / (s->pp > 0 ? s->pp : 1)), (long long)m->layers, (long long)r->tp,
+         m->quant.name[0] ? ", stored as " : "", m->quant.name);
     comp(d, "weights", "weights", r->weights_bytes_per_gpu, "model weights on this GPU as stored%s%s",
          m->quant.name[0] ? ": " : "", m->quant.name);
     if (is_vllm) {
