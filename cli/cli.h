@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include "vramplan.h"
+#include <cjson/cJSON.h>
 
 struct cJSON;
 /* A member of a JSON object read by the tables: its number (0 when absent or not a number), its
@@ -50,5 +51,10 @@ const char *cli_col(char *dst, size_t n, const char *s, int width);
 void cli_fmt_gib(char *dst, size_t n, double bytes);
 /* Print an estimate JSON as readable tables. Returns 0 on success. */
 int cli_print_estimate_table(FILE *out, const char *estimate_json);
+
+/* serve_flags.c: the serving flags (--engine, --tp, --max-model-len ...): 0 = not one of them, 1 or 2 =
+ * arguments taken, -1 = error (rc set). */
+int cli_serve_flag(const char *cmd, cJSON *plan, const char *a, const char *v, int *rc);
+void cli_print_serve_flags(FILE *f);
 
 #endif

@@ -37,6 +37,7 @@ void cli_print_plan_flags(FILE *f) {
             "  --attn A             sdpa | flash | eager\n"
             "  --gpu NAME|FILE      a preset GPU (`vramplan gpus`) or a vramplan-probe JSON file\n"
             "  --gpus N             GPUs in the node\n");
+    cli_print_serve_flags(f);
 }
 
 static cJSON *obj(cJSON *parent, const char *key) {
@@ -293,10 +294,23 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
                 goto out;
             }
             set_num(obj(plan, "hardware"), "count", c);
+        } else if ((took = cli_serve_flag(cmd, plan, a, v, &rc)) != 0) { /* serve_flags.c */
+            if (took < 0) goto out;
+            i += took - 1;
         } else {
             fprintf(stderr, "vramplan %s: unknown option '%s' (see --help)\n", cmd, a);
             rc = EXIT_USAGE;
             goto out;
+        }
+    }
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(wl, "mode");
+    if (!plan_path && cJSON_IsString(md) && !strcmp(md->valuestring, "serve")) {
+        /* a serve plan has no batch or seq: drop the defaults written above (the engine's settings size it) */
+        int given = 0;
+        for (int k = 1; k < argc; k++) given |= !strcmp(argv[k], "--batch") || !strcmp(argv[k], "--seq");
+        if (!given) {
+            cJSON_DeleteItemFromObjectCaseSensitive(wl, "batch");
+            cJSON_DeleteItemFromObjectCaseSensitive(wl, "seq");
         }
     }
     if (!plan_path) {

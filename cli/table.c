@@ -72,6 +72,29 @@ int cli_print_estimate_table(FILE *out, const char *json) {
                     b, sv, cli_str(it, "change"));
         }
     }
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(e, "serving"); /* workload.mode "serve" */
+    if (cJSON_IsObject(sv)) {
+        fprintf(out, "\nserving (%s), per GPU:\n", cli_str(sv, "engine"));
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(sv, "arithmetic")) fprintf(out, "  %s\n", it->valuestring);
+        fprintf(out, "  %s\n\nlaunch:\n  %s\n", cli_str(sv, "note"), cli_str(sv, "launch"));
+        const cJSON *an = cJSON_GetObjectItemCaseSensitive(sv, "answers");
+        if (cJSON_IsObject(an)) {
+            fprintf(out, "\nanswers (each re-estimated):\n");
+            cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(an, "max_concurrency_at"))
+                fprintf(out, "  max concurrency at %.0f tokens: %.2fx\n", cli_num(it, "max_model_len"),
+                        cli_num(it, "max_concurrency"));
+            const cJSON *l = cJSON_GetObjectItemCaseSensitive(an, "longest_max_model_len");
+            if (cli_num(l, "value") > 0)
+                fprintf(out, "  longest context that starts: %.0f\n    %s\n", cli_num(l, "value"), cli_str(l, "launch"));
+            const cJSON *f = cJSON_GetObjectItemCaseSensitive(an, "fewest_gpus");
+            if (cli_num(f, "tp") > 0)
+                fprintf(out, "  fewest GPUs for %g concurrent requests: tp %.0f (%.2fx)\n    %s\n",
+                        cli_num(f, "target_concurrency"), cli_num(f, "tp"), cli_num(f, "max_concurrency"), cli_str(f, "launch"));
+            const cJSON *g = cJSON_GetObjectItemCaseSensitive(an, "n_gpu_layers");
+            if (cJSON_IsObject(g))
+                fprintf(out, "  most layers on this GPU: -ngl %.0f\n    %s\n", cli_num(g, "value"), cli_str(g, "launch"));
+        }
+    }
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(e, "warnings")) fprintf(out, "\nwarning: %s\n", it->valuestring);
     cJSON_Delete(e);
     return 0;

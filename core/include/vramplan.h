@@ -133,6 +133,44 @@ typedef struct {
     int fits;
 } vp_suggestion;
 
+/* Serving engines (workload.mode "serve"; core/src/serve_*.c): what the engine prints at startup,
+ * per GPU (rank 0 of the first pipeline stage). Zero / "" for the other modes. */
+#define VP_SERVING_MAX_LINES 12
+typedef struct {
+    char engine[16];                 /* "vllm" | "sglang" | "llamacpp"; "" = not a serve plan */
+    int64_t tp, pp, gpus;
+    int64_t max_model_len;
+    uint64_t gpu_total_bytes;        /* CUDA total of one GPU */
+    uint64_t budget_bytes;           /* vllm: total × gpu_memory_utilization; sglang: free × mem_fraction_static */
+    uint64_t weights_bytes_per_gpu;
+    uint64_t kv_cache_bytes_per_gpu;
+    int64_t kv_cache_tokens;
+    double max_concurrency;          /* requests of max_model_len the cache holds at once */
+    /* vLLM's profile terms (gpu_worker.py determine_available_memory) */
+    uint64_t activation_peak_bytes, forward_peak_bytes, sampler_peak_bytes, non_torch_bytes, cuda_graph_bytes;
+    int64_t num_gpu_blocks, block_size, kv_cache_groups, kv_bytes_per_token;
+    /* llama.cpp */
+    int64_t n_gpu_layers, ctx_cells;
+    uint64_t model_buffer_gpu_bytes, model_buffer_cpu_bytes, compute_buffer_bytes, kv_k_bytes, kv_v_bytes;
+    char launch[512];                /* the command that starts this deployment */
+    char note[256];
+    int n_lines;                     /* the arithmetic, one line per figure (CLI table, page) */
+    char lines[VP_SERVING_MAX_LINES][192];
+    /* planning answers, each re-estimated (vp_estimate_with_suggestions; core/src/plan_serve.c) */
+    int has_answers;
+    int n_at;                        /* maximum concurrency at other context lengths */
+    int64_t at_len[6];
+    double at_concurrency[6];
+    int64_t longest_max_model_len;   /* the longest max_model_len (llama.cpp: ctx_size) that starts */
+    char longest_launch[512];
+    double target_concurrency;       /* workload.target_concurrency (default 1) */
+    int64_t fewest_tp;               /* fewest GPUs (TP degree) reaching it at max_model_len; 0 = none up to 16 */
+    double fewest_tp_concurrency;
+    char fewest_launch[512];
+    int64_t best_n_gpu_layers;       /* llama.cpp: the most layers that fit the card (-1 = not llama.cpp) */
+    char ngl_launch[512];
+} vp_serving;
+
 typedef struct {
     int fits;
     char summary[512];
@@ -144,6 +182,7 @@ typedef struct {
     char warnings[VP_MAX_WARNINGS][256];
     int n_suggestions;       /* vp_estimate_with_suggestions: when the plan does not fit or has under 10% headroom; vp_estimate_plan: 0 */
     vp_suggestion suggestions[VP_MAX_SUGGESTIONS];
+    vp_serving serving;      /* workload.mode "serve" only (engine[0] != 0) */
 } vp_estimate;
 
 /* Compute an estimate (without suggestions). out is filled completely; returns VP_OK or an error code. */

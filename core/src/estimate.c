@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "alloc_events.h"
+#include "plan_serve.h"
 #include "timeline.h"
 #include "util.h"
 
@@ -276,6 +277,8 @@ vp_status vp_estimate_plan(const vp_plan *plan, vp_estimate *e, vp_error *err) {
     e->summary[0] = '\0';
     e->n_instances = e->n_devices = e->n_warnings = e->n_suggestions = 0;
     memset(e->instances, 0, sizeof e->instances);
+    e->serving.engine[0] = '\0';
+    if (plan->mode == VP_MODE_SERVE) return vp_serve_estimate(plan, e, err); /* serving engines: serve_estimate.c */
     int any_cpu = 0;
     for (int i = 0; i < plan->n_warnings; i++) add_warning(e, plan->warnings[i]);
     for (int i = 0; i < plan->n_instances; i++) {

@@ -109,6 +109,7 @@ cJSON *vp_estimate_to_cjson(const vp_estimate *e) {
         cJSON_AddBoolToObject(o, "fits", x->fits);
         cJSON_AddItemToArray(sg, o);
     }
+    if (e->serving.engine[0]) vp_serving_to_cjson(&e->serving, root); /* workload.mode "serve" (serve_json.c) */
     cJSON *w = cJSON_AddArrayToObject(root, "warnings");
     for (int i = 0; i < e->n_warnings; i++) cJSON_AddItemToArray(w, cJSON_CreateString(e->warnings[i]));
     return root;

@@ -5,8 +5,9 @@
 #include "alloc_sim.h"
 #include "arch.h"
 #include "gpu.h"
+#include "serve.h"
 
-typedef enum { VP_MODE_TRAIN = 0, VP_MODE_INFER } vp_mode;
+typedef enum { VP_MODE_TRAIN = 0, VP_MODE_INFER, VP_MODE_SERVE /* serving engines: serve.h */ } vp_mode;
 typedef enum {
     VP_PREC_FP32 = 0, VP_PREC_AMP_BF16, VP_PREC_AMP_FP16, VP_PREC_BF16, VP_PREC_FP16, VP_PREC_FP8,
     VP_PREC_BF16_MASTER /* bf16 weights and grads, fp32 master copy in the optimizer (DeepSpeed, Megatron, ZeRO paper) */
@@ -122,6 +123,7 @@ typedef struct vp_plan {
         int offload;      /* VP_DIFF_OFFLOAD_*: none, enable_model_cpu_offload, enable_sequential_cpu_offload */
         int vae_tiling, vae_slicing;
     } diff;
+    vp_plan_serve serve;       /* workload.mode "serve": the engine, its settings and the model (plan_serve_parse.c) */
 } vp_plan;
 enum { VP_DIFF_OFFLOAD_NONE = 0, VP_DIFF_OFFLOAD_MODEL, VP_DIFF_OFFLOAD_SEQUENTIAL };
 /* workload.frames/height/width/diffusion (diffusion_plan.c; called by parse_workload). */

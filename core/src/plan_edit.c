@@ -61,6 +61,10 @@ static vp_status applies(const vp_plan *plan, vp_field f, vp_error *err) {
 }
 
 vp_status vp_plan_field_limit(const vp_plan *plan, vp_field f, int64_t *limit, char *why, size_t n, vp_error *err) {
+    if (plan->mode == VP_MODE_SERVE) /* a serve plan's limits are its answers (plan_serve.c) */
+        return vp_fail(err, VP_ERR_FIELD, "workload.mode",
+                       "a serve plan has no batch, seq or new_tokens: `vramplan estimate` answers its longest "
+                       "max_model_len, fewest GPUs and -ngl");
     vp_status st = applies(plan, f, err);
     if (st) return st;
     const char *name = vp_field_name(f);

@@ -6,6 +6,7 @@
 
 #include "plan.h"
 #include "precision.h"
+#include "plan_serve.h"
 #include "registry.h"
 #include "terms.h"
 #include "util.h"
@@ -21,7 +22,7 @@ static const char *const k_impl[] = {"foreach", "fused", "forloop", NULL};
 static const char *const k_attn[] = {"sdpa", "flash", "eager", NULL};
 static const char *const k_act[] = {"train", "no_grad", "keep_graph", "none", NULL};
 static const char *const k_dtype[] = {"fp32", "bf16", "fp16", "fp8", "int8", NULL};
-static const char *const k_mode[] = {"train", "infer", NULL};
+static const char *const k_mode[] = {"train", "infer", NULL}; /* and "serve" (plan_serve_parse.c) */
 
 static void plan_warn(vp_plan *plan, const char *msg) {
     if (plan->n_warnings < 4) vp_strlcpy(plan->warnings[plan->n_warnings++], msg, sizeof plan->warnings[0]);
@@ -347,6 +348,8 @@ static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     vp_status st;
     const char *p = "workload";
     if (!w) return vp_fail(err, VP_ERR_FIELD, p, "missing required field workload");
+    const cJSON *serve = cJSON_GetObjectItemCaseSensitive(w, "mode"); /* serving engines: plan_serve_parse.c */
+    if (cJSON_IsString(serve) && !strcmp(serve->valuestring, "serve")) return vp_plan_serve_parse_workload(w, plan, err);
     if ((st = vp_json_only_keys(w, p, keys, err))) return st;
     int mode = 0;
     if ((st = vp_json_opt_enum(w, p, "mode", k_mode, &mode, err))) return st;
@@ -700,6 +703,11 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
     }
     if ((st = vp_json_only_keys(root, "", keys, err))) goto done;
     if ((st = parse_workload(cJSON_GetObjectItemCaseSensitive(root, "workload"), plan, err))) goto done;
+    if (plan->mode == VP_MODE_SERVE) { /* one model, tp/pp, the engine's settings (plan_serve_parse.c) */
+        if ((st = vp_plan_serve_parse(root, reg, plan, err))) goto done;
+        st = parse_hardware(cJSON_GetObjectItemCaseSensitive(root, "hardware"), reg, plan, err);
+        goto done;
+    }
     const cJSON *insts = cJSON_GetObjectItemCaseSensitive(root, "instances");
     if (!cJSON_IsArray(insts) || cJSON_GetArraySize(insts) == 0) {
         st = vp_fail(err, VP_ERR_FIELD, "instances", "instances must be a non-empty array of model instances");

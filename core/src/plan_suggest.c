@@ -342,6 +342,7 @@ out:
 vp_status vp_estimate_with_suggestions(const vp_plan *plan, vp_estimate *e, vp_error *err) {
     vp_status st = vp_estimate_plan(plan, e, err);
     if (st != VP_OK) return st;
+    if (plan->mode == VP_MODE_SERVE) return vp_serve_answers(plan, e, err); /* a serve plan's answers: plan_serve.c */
     /* suggestions only when memory is tight: each costs one more estimate per remedy */
     int tight = !e->fits;
     for (int i = 0; i < e->n_devices; i++) {

@@ -15,6 +15,9 @@ static inline int vp_inst_keeps_graph(const vp_instance *in) {
     return in->activations == VP_ACT_TRAIN || in->activations == VP_ACT_KEEP_GRAPH;
 }
 
+/* ---- plan_serve.c: a serve plan's answers (e is its estimate): e->serving.has_answers ... --------- */
+vp_status vp_serve_answers(const vp_plan *plan, vp_estimate *e, vp_error *err);
+
 /* ---- plan_suggest.c -------------------------------------------------------------------------- */
 /* Fill e->suggestions (e is plan's estimate) by re-estimating single and combined changes of the plan. */
 void vp_plan_suggest(const vp_plan *plan, vp_estimate *e);

@@ -47,6 +47,8 @@ cJSON *vp_json_parse(const char *text, vp_error *err);
 /* ---- estimate_json.c ---- */
 /* The estimate@1 object of e (NULL when out of memory). */
 cJSON *vp_estimate_to_cjson(const vp_estimate *e);
+/* The top-level "serving" object of a serve plan's estimate, added to root (serve_json.c). */
+void vp_serving_to_cjson(const vp_serving *sv, cJSON *root);
 /* Print root (and delete it) into memory the caller frees with vp_free; NULL when out of memory. */
 char *vp_cjson_print(cJSON *root, int pretty);
 /* Is s[0..n) valid UTF-8 (no overlong forms, surrogates or code points above U+10FFFF)? */
