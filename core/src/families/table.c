@@ -1,0 +1,33 @@
+/* table.c: config.json "model_type" -> family. One row per model_type; the family's file holds
+ * everything about it (families/<name>.c). */
+#include <string.h>
+
+#include "family.h"
+
+static const vp_family k_families[] = {
+    {"llama", vp_read_llama, NULL},
+    {"mistral", vp_read_mistral, NULL},
+    {"mixtral", vp_read_mixtral, NULL},
+    {"qwen2", vp_read_qwen2, NULL},
+    {"qwen2_moe", vp_read_qwen2_moe, NULL},
+    {"qwen3", vp_read_qwen3, NULL},
+    {"phi3", vp_read_phi3, NULL},
+    {"gemma", vp_read_gemma, NULL},
+    {"gemma2", vp_read_gemma2, NULL},
+    {"gpt2", vp_read_gpt2, vp_count_gpt2},
+    {"t5", vp_read_t5, vp_count_t5},
+    {"vit", vp_read_vit, vp_count_vit},
+    {"cogvideox", vp_read_cogvideox, vp_count_cogvideox},
+    {"qwen2_vl", vp_read_qwen2_vl, NULL},
+};
+
+#define N_FAMILIES ((int)(sizeof k_families / sizeof k_families[0]))
+
+const vp_family *vp_family_find(const char *model_type) {
+    if (!model_type) return NULL;
+    for (int i = 0; i < N_FAMILIES; i++)
+        if (!strcmp(k_families[i].model_type, model_type)) return &k_families[i];
+    return NULL;
+}
+
+const vp_family *vp_family_at(int i) { return i >= 0 && i < N_FAMILIES ? &k_families[i] : NULL; }
