@@ -21,6 +21,7 @@ typedef enum { VP_NORM_RMS = 0, VP_NORM_LAYER } vp_norm;
 typedef struct {
     char model_type[24];
     vp_kind kind;
+    char note[200];      /* a warning from the config reader (the generic fallback), shown with the estimate; "" if none */
     int64_t hidden;      /* h */
     int64_t layers;      /* L (encoder layers for t5) */
     int64_t heads;       /* a */

@@ -3,7 +3,6 @@
  * configuration_*.py in transformers 5.x. Unknown config fields are ignored (config.json files
  * carry many that do not change a shape); shape fields are validated and a bad one is named in
  * the error. */
-#include <stdio.h>
 #include <string.h>
 
 #include "families/family.h"
@@ -18,13 +17,9 @@ vp_status vp_arch_from_hf(const cJSON *c, const char *p, vp_arch *a, vp_error *e
         return vp_fail(err, VP_ERR_FIELD, path, "missing required field %s (the family, e.g. \"llama\")", path);
     const vp_family *fam = vp_family_find(mt->valuestring);
     if (!fam) {
-        char shown[40], known[160] = "";
-        vp_strlcpy(shown, mt->valuestring, sizeof shown);
-        size_t n = 0;
-        for (int i = 0; vp_family_at(i) && n + 1 < sizeof known; i++)
-            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "", vp_family_at(i)->model_type);
-        return vp_fail(err, VP_ERR_UNSUPPORTED, path,
-                       "%s \"%s\" is not supported (supported: %s; or describe it with \"custom\")", path, shown, known);
+        /* no family claims it: a generic decoder with a warning (families/generic.c) */
+        vp_strlcpy(a->model_type, mt->valuestring, sizeof a->model_type);
+        return vp_read_generic(c, p, a, err);
     }
     vp_strlcpy(a->model_type, fam->model_type, sizeof a->model_type);
     return fam->read(c, p, a, err);
