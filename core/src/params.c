@@ -10,7 +10,7 @@ int64_t vp_lin_params(int64_t in, int64_t out, int bias) { return in * out + (bi
 
 int64_t vp_norm_params(const vp_arch *a, int64_t dim) {
     /* RMSNorm: weight only; LayerNorm: weight + bias */
-    return a->norm == VP_NORM_RMS ? dim : 2 * dim;
+    return a->norm == VP_NORM_RMS || a->norm_no_bias ? dim : 2 * dim;
 }
 
 int64_t vp_mlp_params(const vp_arch *a, int64_t h, int64_t f) {
@@ -56,14 +56,25 @@ void vp_count_decoder(const vp_arch *a, vp_param_counts *c) {
     if (mt > c->largest_tensor) c->largest_tensor = mt;
 }
 
+void vp_count_add(vp_param_counts *c, int64_t attn, int64_t mlp, int64_t norm, int64_t n_layers, int64_t linear) {
+    c->per_layer_attn += attn;
+    c->per_layer_mlp += mlp;
+    c->per_layer_norm += norm;
+    c->layers_total += n_layers * (attn + mlp + norm);
+    c->linear_in_layers += n_layers * linear;
+}
+
 /* An upper bound computed in floating point, so the exact integer sums below cannot overflow. */
 static double rough_bound(const vp_arch *a) {
     double h = (double)a->hidden, f = (double)(a->inter > a->expert_inter ? a->inter : a->expert_inter);
-    double q = (double)a->heads * (double)a->head_dim, e = (double)a->experts + 1.0;
+    double q = (double)a->heads * (double)a->head_dim, e = (double)a->experts + 1.0 + (double)a->shared_experts;
     double shared = (double)a->shared_expert_inter;
     double layer = 4.0 * h * (q > h ? q : h) + 3.0 * h * (f * e + shared) + 8.0 * h * (double)a->time_embed_dim + e * h;
+    /* MLA low-rank projections (deepseek): h·r_q + r_q·q + h·(r_kv + rope) + r_kv·a·(nope + v) + a·v·h */
+    double rq = (double)a->mla_q_rank, rkv = (double)a->mla_kv_rank, av = (double)a->heads * (double)a->mla_v_dim;
+    layer += (h + q) * rq + h * (rkv + (double)a->mla_rope_dim) + rkv * (q + av) + av * h;
     double n = (double)a->image_size / (a->patch_size > 0 ? (double)a->patch_size : 1.0);
-    return ((double)a->layers + 2.0 * (double)a->dec_layers) * layer + 2.0 * (double)a->vocab * h +
+    return ((double)a->layers + 2.0 * (double)a->dec_layers + (double)a->mtp_layers) * layer + 2.0 * (double)a->vocab * h +
            (double)a->positions * h + (n * n + 2.0) * h + (double)a->labels * h +
            (double)a->text_embed_dim * h +
            ((double)a->channels + (double)a->in_channels + (double)a->out_channels) * (double)a->patch_size * (double)a->patch_size * h;

@@ -35,11 +35,20 @@ const vp_family *vp_family_at(int i);
  * tie_word_embeddings (default tie_default), intermediate_size (optional here), attention_bias,
  * mlp_bias, attention_dropout; SwiGLU, RMSNorm, 2 norms per block (LlamaConfig / LlamaDecoderLayer). */
 vp_status vp_read_decoder_common(const cJSON *c, const char *p, vp_arch *a, int tie_default, vp_error *err);
+/* The defaults of a family's configuration class, for configs that leave fields out (0: required). */
+typedef struct {
+    int64_t hidden, layers, heads, kv_heads, head_dim, inter, vocab;
+    int tie;
+} vp_decoder_defaults;
+vp_status vp_read_decoder_defaults(const cJSON *c, const char *p, vp_arch *a, const vp_decoder_defaults *d,
+                                   vp_error *err);
 /* intermediate_size must be present (and > 0). */
 vp_status vp_read_need_inter(const char *p, const vp_arch *a, vp_error *err);
 /* n_key experts, num_experts_per_tok, inter_key per-expert size (NULL: intermediate_size); all layers sparse. */
 vp_status vp_read_moe(const cJSON *c, const char *p, vp_arch *a, const char *n_key, const char *inter_key,
                       vp_error *err);
+/* decoder_sparse_step and mlp_only_layers (qwen2_moe, qwen3_moe) -> a->moe_layers. */
+vp_status vp_read_sparse_layers(const cJSON *c, const char *p, vp_arch *a, vp_error *err);
 /* A key present in the config and not null. */
 int vp_has_key(const cJSON *c, const char *key);
 
@@ -48,6 +57,14 @@ int64_t vp_lin_params(int64_t in, int64_t out, int bias);
 int64_t vp_norm_params(const vp_arch *a, int64_t dim);
 int64_t vp_mlp_params(const vp_arch *a, int64_t h, int64_t f);
 void vp_count_decoder(const vp_arch *a, vp_param_counts *c);
+/* A family's extra parameters per block (attention, MLP, norms) over n_layers blocks, of which
+ * `linear` per block are matmul weights. */
+void vp_count_add(vp_param_counts *c, int64_t attn, int64_t mlp, int64_t norm, int64_t n_layers, int64_t linear);
+
+/* ---- vision towers (families/vision_towers.c): parameters of a vision_config object, its width in
+ * *hidden; on a bad field *st is set and err names it. */
+int64_t vp_siglip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err);
+int64_t vp_clip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err);
 
 /* ---- family readers and counts (one file each) ---------------------------------------------- */
 vp_status vp_read_llama(const cJSON *, const char *, vp_arch *, vp_error *);
@@ -68,6 +85,30 @@ vp_status vp_read_vit(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_vit(const vp_arch *, vp_param_counts *);
 vp_status vp_read_cogvideox(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_cogvideox(const vp_arch *, vp_param_counts *);
+vp_status vp_read_gemma3_text(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_gemma3(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_qwen3_moe(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_granite(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_granitemoe(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_olmo2(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_olmo2(const vp_arch *, vp_param_counts *);
+vp_status vp_read_gpt_neox(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_bloom(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_bloom(const vp_arch *, vp_param_counts *);
+vp_status vp_read_falcon(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_refinedweb(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_refinedwebmodel(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_qwen(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_starcoder2(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_internlm2(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_glm4(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_cohere(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_cohere2(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_cohere(const vp_arch *, vp_param_counts *);
+vp_status vp_read_phimoe(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_phimoe(const vp_arch *, vp_param_counts *);
+vp_status vp_read_gpt_oss(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_gpt_oss(const vp_arch *, vp_param_counts *);
 /* The generic decoder for a model_type no family claims (families/generic.c). */
 vp_status vp_read_generic(const cJSON *, const char *, vp_arch *, vp_error *);
 

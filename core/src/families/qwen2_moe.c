@@ -12,19 +12,5 @@ vp_status vp_read_qwen2_moe(const cJSON *c, const char *p, vp_arch *a, vp_error 
     if ((st = vp_read_moe(c, p, a, "num_experts", "moe_intermediate_size", err))) return st;
     if ((st = vp_json_opt_int(c, p, "shared_expert_intermediate_size", 0, VP_MAXDIM, &a->shared_expert_inter, err)))
         return st;
-    int64_t step = 1;
-    if ((st = vp_json_opt_int(c, p, "decoder_sparse_step", 1, VP_MAXLAYERS, &step, err))) return st;
-    int64_t sparse = 0;
-    const cJSON *only = cJSON_GetObjectItemCaseSensitive(c, "mlp_only_layers");
-    for (int64_t i = 0; i < a->layers; i++) {
-        int dense = 0;
-        if (cJSON_IsArray(only)) {
-            const cJSON *x;
-            cJSON_ArrayForEach(x, only) if (cJSON_IsNumber(x) && (int64_t)x->valuedouble == i) dense = 1;
-        }
-        if (!dense && (i + 1) % step == 0) sparse++;
-    }
-    a->moe_layers = sparse;
-    if (sparse < a->layers && (st = vp_read_need_inter(p, a, err))) return st;
-    return VP_OK;
+    return vp_read_sparse_layers(c, p, a, err);
 }

@@ -1,0 +1,212 @@
+/* test_families.c: the families of core/src/families/, each on a real published config.json
+ * (tests/fixtures/configs/hf, sources in its README.md) with an exact parameter count from an
+ * independent source cited beside it, the per-block arithmetic written out, and the memory terms
+ * specific to the family worked by hand.
+ *
+ * usage: test_families GROUP FIXTURE_DIR (tests/fixtures/configs/hf) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vp_test.h"
+
+static const char *g_dir = "tests/fixtures/configs/hf";
+
+static const char *config(const char *name) {
+    const char *path = t_fmt("%s/%s", g_dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open fixture %s", path);
+    char *buf = t_fmt("%*s", 1 << 16, "");
+    size_t n = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+#define TRAIN "{\"batch\":1,\"seq\":1024}"
+#define INFER "{\"mode\":\"infer\",\"batch\":1,\"seq\":1024,\"new_tokens\":1}"
+
+/* Parameter count of a fixture, checking that it is read by its own family (no fallback warning). */
+static uint64_t count(const char *file, const char *family) {
+    const vp_estimate *e = t_estimate(t_plan1(TRAIN, t_hf_instance(config(file), "")));
+    assert_string_equal(e->instances[0].model_type, family);
+    for (int i = 0; i < e->n_warnings; i++)
+        if (strstr(e->warnings[i], "unknown model_type")) fail_msg("%s: read by the fallback: %s", file, e->warnings[i]);
+    return e->instances[0].params_total;
+}
+
+static uint64_t count_cfg(const char *cfg) {
+    return t_estimate(t_plan1(TRAIN, t_hf_instance(cfg, "")))->instances[0].params_total;
+}
+
+/* "... × N B saved per block ..." from the activations component's explanation. */
+static long per_block_bytes(const vp_estimate *e) {
+    for (int d = 0; d < e->n_devices; d++)
+        for (int i = 0; i < e->devices[d].n_components; i++)
+            if (!strcmp(e->devices[d].components[i].id, "activations")) {
+                const char *x = strstr(e->devices[d].components[i].explain, "tokens × ");
+                if (x) return strtol(x + strlen("tokens × "), NULL, 10);
+            }
+    fail_msg("no activations component");
+    return 0;
+}
+
+/* ---- Gemma 3 ------------------------------------------------------------------------------- */
+/* gemma-3-1b-it (gemma3_text): h 1152, L 26, a 4, a_kv 1, d 256, f 6912, v 262144, tied.
+ *   attention 1152·1024 + 2·1152·256 + 1024·1152 = 2,949,120; q_norm + k_norm 2·256 = 512
+ *   MLP 3·1152·6912 = 23,887,872; 4 norms 4·1152 = 4,608 -> 26,842,112 × 26 = 697,894,912
+ *   embed 262144·1152 = 301,989,888; final norm 1,152 -> 999,885,952
+ * Independent: the Hub's safetensors.total for google/gemma-3-1b-it, 999,885,952 (HF Hub API as
+ * listed in a public audit script, KNOWN_MODELS table, 2026-09-25). */
+static void gemma3_text_1b(void **s) {
+    (void)s;
+    assert_u64_equal(count("gemma-3-1b-it.json", "gemma3_text"), 999885952ULL);
+}
+
+/* gemma-3-4b-it (gemma3): the published config is sparse; Gemma3TextConfig defaults give a 8,
+ * a_kv 4, d 256, v 262208 (configuration_gemma3.py).
+ *   text: attention 2560·2048 + 2·2560·1024 + 2048·2560 = 15,728,640 + q/k norms 512; MLP 3·2560·10240 =
+ *   78,643,200; norms 4·2560 = 10,240 -> 94,382,592 × 34 = 3,209,008,128; embed 262208·2560 =
+ *   671,252,480; final 2,560 -> 3,880,263,168
+ *   SigLIP (e 1152, f 4304, 27 layers, 896/14 = 64² = 4096 patches, no head): patch conv 3·14·14·1152 +
+ *   1152 = 678,528; positions 4096·1152 = 4,718,592; per layer 2·1152 + 4·(1152² + 1152) + 2·1152 +
+ *   (1152·4304 + 4304) + (4304·1152 + 1152) = 15,239,504 × 27 = 411,466,608; post_layernorm 2,304
+ *   -> 416,866,032
+ *   projector 1152·2560 + 1152 (mm_soft_emb_norm) = 2,950,272
+ *   total 4,300,079,472 = the Hub's safetensors.total for google/gemma-3-4b-it (same table). */
+static void gemma3_4b_vision(void **s) {
+    (void)s;
+    assert_u64_equal(count("gemma-3-4b-it.json", "gemma3"), 4300079472ULL);
+}
+
+/* medgemma-27b-it (gemma3, full text_config): text h 5376, L 62, a 32, a_kv 16, d 128, f 21504,
+ * v 262208: per layer 66,060,288 + 256 + 346,816,512 + 21,504 = 412,898,560 × 62 = 25,599,710,720;
+ * embed 1,409,630,208 + 5,376 -> 27,009,346,304; SigLIP 416,866,032; projector 1152·5376 + 1152 =
+ * 6,194,304 -> 27,432,406,640 = model.safetensors.index.json total_size 54,864,813,280 / 2 (bf16;
+ * its "total_parameters" 28,842,036,848 also counts the tied lm_head, 262208·5376 = 1,409,630,208). */
+static void gemma3_27b(void **s) {
+    (void)s;
+    assert_u64_equal(count("medgemma-27b-it.json", "gemma3"), 27432406640ULL);
+}
+
+/* What a Gemma 3 block saves per token (activations_decoder.c with Gemma 3's flags), bf16 autocast
+ * over fp32 weights, full fine-tune, flash attention, gemma-3-1b (h 1152, q 4·256 = 1024, kv 256,
+ * f 6912):
+ *   4 Gemma3RMSNorms in fp32: x.float() 4h + normalized fp32 4h + rsqrt 4, × 4 = 36,880
+ *   q_norm/k_norm: fp32 q 4·1024 + fp32 k 4·256 + normalized q, k in bf16 2·1024 + 2·256 + rsqrt
+ *     8·4 + 8·1 = 7,720
+ *   q/k/v inputs cast by autocast 3 × 2h = 6,912
+ *   flash: q 2048 + k 512 + v 512 + out 2048 + logsumexp 4·4 = 5,136
+ *   gate/up inputs 2 × 2h = 4,608; GeGLU gate, act, up 3·2·6912 = 41,472; product 2·6912 = 13,824
+ *   -> 116,552 B per token per block. */
+static void gemma3_saved_per_block(void **s) {
+    (void)s;
+    const vp_estimate *e = t_estimate(t_plan1(TRAIN, t_hf_instance(config("gemma-3-1b-it.json"), "")));
+    assert_int_equal(per_block_bytes(e), 116552);
+}
+
+/* ---- Qwen3-MoE ------------------------------------------------------------------------------ */
+/* Qwen3-30B-A3B: h 2048, L 48, a 32, a_kv 4, d 128, 128 experts of 768, top-8, v 151936, untied.
+ *   attention 2048·4096 + 2·2048·512 + 4096·2048 = 18,874,368 + q/k norms 256
+ *   MoE: router 2048·128 = 262,144 + 128 × 3·2048·768 = 603,979,776; norms 4,096
+ *   -> 623,120,640 × 48 = 29,909,790,720; embed + lm_head 2·151936·2048 = 622,329,856; + 2,048
+ *   -> 30,532,122,624 = index total_size 61,064,245,248 / 2 (bf16), and the GGUF
+ *   general.parameter_count of its conversions. */
+static void qwen3_moe_30b(void **s) {
+    (void)s;
+    assert_u64_equal(count("qwen3-30b-a3b.json", "qwen3_moe"), 30532122624ULL);
+}
+
+/* The routed MLP saves per token the top-k experts' gate/up/act/product at f = 8·768 = 6144 and the
+ * router's fp32 softmax over 128 experts (MixtralSparseMoeBlock accounting, memory-facts §8): with
+ * k = 8, h = 2048 (bf16 autocast, full fine-tune): router probs 4·128 = 512, top-k weights 4·8 = 32,
+ * gathered inputs 2·2048·8 = 32,768, expert outputs 2·2048·8 = 32,768, indices 16·8 = 128; SwiGLU
+ * 3·2·6144 + 2·6144 = 49,152. Checked as the difference from the same model with num_experts_per_tok
+ * 1 (f = 768): (49,152 - 6,144) + (32 - 4) + 2·(32,768 - 4,096) + (128 - 16) = 100,492 B. SGD and a
+ * large batch keep the peak in backward, where the activations are listed. */
+static void qwen3_moe_topk_terms(void **s) {
+    (void)s;
+    /* two layers, so the job fits and lists its activations (the per-block bytes do not depend on L) */
+    const char *full = config("qwen3-30b-a3b.json");
+    const char *l48 = strstr(full, "\"num_hidden_layers\": 48");
+    assert_non_null(l48);
+    const char *cfg = t_fmt("%.*s\"num_hidden_layers\": 2%s", (int)(l48 - full), full, l48 + strlen("\"num_hidden_layers\": 48"));
+#define SGD_BIG "{\"batch\":4,\"seq\":4096}"
+    const vp_estimate *e8 = t_estimate(t_plan1(SGD_BIG, t_hf_instance(cfg, "\"optimizer\":{\"name\":\"sgd\"}")));
+    const char *k1 = strstr(cfg, "\"num_experts_per_tok\": 8");
+    assert_non_null(k1);
+    const char *cfg1 = t_fmt("%.*s\"num_experts_per_tok\": 1%s", (int)(k1 - cfg), cfg, k1 + strlen("\"num_experts_per_tok\": 8"));
+    const vp_estimate *e1 = t_estimate(t_plan1(SGD_BIG, t_hf_instance(cfg1, "\"optimizer\":{\"name\":\"sgd\"}")));
+    assert_int_equal(per_block_bytes(e8) - per_block_bytes(e1), 100492);
+}
+
+/* ---- gpt-oss -------------------------------------------------------------------------------- */
+/* gpt-oss-20b: h 2880, L 24, a 64, a_kv 8, d 64, 32 experts of 2880, top-4, v 201088, untied.
+ *   attention q 2880·4096 + 4096, k and v 2880·512 + 512 each, o 4096·2880 + 2880, sinks 64 = 26,550,144
+ *   MLP router 2880·32 + 32 = 92,192; gate_up 32·2880·5760 + 32·5760 = 531,025,920; down 32·2880·2880 +
+ *   32·2880 = 265,512,960 -> 796,631,072; norms 5,760 -> 823,186,976 × 24 = 19,756,487,424
+ *   embed + lm_head 2·201088·2880 = 1,158,266,880; final 2,880 -> 20,914,757,184 = the Hub's
+ *   safetensors.total for openai/gpt-oss-20b and the GGUF general.parameter_count (ollama show). */
+static void gpt_oss_20b(void **s) {
+    (void)s;
+    assert_u64_equal(count("gpt-oss-20b.json", "gpt_oss"), 20914757184ULL);
+}
+
+/* MXFP4: in inference the experts stay 4-bit. Expert weights 24·32·3·2880·2880 = 19,110,297,600 at
+ * 17/32 B = 10,152,345,600 B; the other 1,804,459,584 params at 2 B = 3,608,919,168 B; sum
+ * 13,761,264,768 B = the checkpoint's model.safetensors.index.json total_size. Training dequantizes
+ * (Mxfp4Config(dequantize=True)): 20,914,757,184 × 4 B fp32 master weights under autocast. */
+static void gpt_oss_mxfp4_weights(void **s) {
+    (void)s;
+    const vp_estimate *e = t_estimate(t_plan1(INFER, t_hf_instance(config("gpt-oss-20b.json"), "")));
+    assert_u64_equal(t_component(e, 0, "weights", NULL), 13761264768ULL);
+    e = t_estimate(t_plan1(TRAIN, t_hf_instance(config("gpt-oss-20b.json"), "")));
+    assert_u64_equal(t_component(e, 0, "weights", NULL), 20914757184ULL * 4);
+}
+
+/* ---- GPT-NeoX, BLOOM, Qwen v1, Granite-MoE -------------------------------------------------- */
+/* GPT-NeoX-20B: per layer 12h² + 13h with h 6144 = 453,064,704 × 44 = 19,934,846,976; embed_in +
+ * embed_out 2·50432·6144 = 619,708,416; final LayerNorm 12,288 -> 20,554,567,680, the n_parameters of
+ * the GPT-NeoX-20B model card's hyperparameter table. */
+static void gpt_neox_20b(void **s) {
+    (void)s;
+    assert_u64_equal(count("gpt-neox-20b.json", "gpt_neox"), 20554567680ULL);
+}
+
+/* BLOOM-176B: per block 12h² + 13h with h 14336 = 2,466,437,120 × 70 = 172,650,598,400; word
+ * embeddings 250880·14336 = 3,596,615,680 (tied) + word_embeddings_layernorm 28,672 + ln_f 28,672
+ * -> 176,247,271,424 = model.safetensors.index.json total_size 352,494,542,848 / 2. */
+static void bloom_176b(void **s) {
+    (void)s;
+    assert_u64_equal(count("bloom-176b.json", "bloom"), 176247271424ULL);
+}
+
+/* Qwen-7B (v1): c_attn 4096·12288 + 12288, c_proj 4096² (no_bias) = 67,121,152; MLP w1, w2, c_proj at
+ * 22016/2 = 11008: 3·4096·11008 = 135,266,304; RMSNorms 8,192 -> 202,395,648 × 32 = 6,476,660,736;
+ * wte + lm_head 2·151936·4096 = 1,244,659,712; ln_f 4,096 -> 7,721,324,544 = index total_size
+ * 15,442,649,088 / 2 (fp16). */
+static void qwen_v1_7b(void **s) {
+    (void)s;
+    assert_u64_equal(count("qwen-7b-chat.json", "qwen"), 7721324544ULL);
+}
+
+/* granite-3.1-1b-a400m-instruct: attention 2·1024² + 2·1024·512 = 3,145,728; MoE router 1024·32 +
+ * input_linear 32·1024·1024 + output_linear 32·1024·512 = 50,364,416; norms 2,048 -> 53,512,192 × 24 =
+ * 1,284,292,608; embed (tied) 49155·1024 = 50,334,720; final 1,024 -> 1,334,628,352 = index total_size
+ * 5,338,513,408 / 4 (fp32). */
+static void granitemoe_1b(void **s) {
+    (void)s;
+    assert_u64_equal(count("granite-3.1-1b-a400m-instruct.json", "granitemoe"), 1334628352ULL);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 2) g_dir = argv[2];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gemma3_text_1b),     cmocka_unit_test(gemma3_4b_vision),     cmocka_unit_test(gemma3_27b),
+        cmocka_unit_test(gemma3_saved_per_block), cmocka_unit_test(qwen3_moe_30b),    cmocka_unit_test(qwen3_moe_topk_terms),
+        cmocka_unit_test(gpt_oss_20b),        cmocka_unit_test(gpt_oss_mxfp4_weights), cmocka_unit_test(gpt_neox_20b),
+        cmocka_unit_test(bloom_176b),         cmocka_unit_test(qwen_v1_7b),           cmocka_unit_test(granitemoe_1b),
+    };
+    (void)count_cfg;
+    return T_RUN("families", tests, argc, argv);
+}
