@@ -199,6 +199,47 @@ static void granitemoe_1b(void **s) {
     assert_u64_equal(count("granite-3.1-1b-a400m-instruct.json", "granitemoe"), 1334628352ULL);
 }
 
+/* ---- Granite, OLMo 2, SmolLM3, Falcon -------------------------------------------------------- */
+/* granite-3.3-2b-instruct: attention 2·2048² + 2·2048·512 = 10,485,760; MLP 3·2048·8192 = 50,331,648;
+ * norms 4,096 -> 60,821,504 × 40 = 2,432,860,160; embed (tied) 49159·2048 = 100,677,632; final 2,048
+ * -> 2,533,539,840 = the Hub's safetensors.total for ibm-granite/granite-3.3-2b-instruct (audit table). */
+static void granite_33_2b(void **s) {
+    (void)s;
+    assert_u64_equal(count("granite-3.3-2b-instruct.json", "granite"), 2533539840ULL);
+}
+
+/* OLMo-2-1124-7B: attention 4·4096² = 67,108,864; q_norm and k_norm span the whole projections,
+ * 4096 + 4096 = 8,192 (a per-head norm would be 2·128 = 256); MLP 3·4096·11008 = 135,266,304; two
+ * post-norms 8,192 -> 202,391,552 × 32 = 6,476,529,664; embed + lm_head 2·100352·4096 = 822,083,584;
+ * final 4,096 -> 7,298,617,344 = safetensors.total of allenai/OLMo-2-1124-7B (HF API, 2026-10-01,
+ * listed in a public scaling-law script). */
+static void olmo2_7b(void **s) {
+    (void)s;
+    assert_u64_equal(count("olmo-2-1124-7b.json", "olmo2"), 7298617344ULL);
+}
+
+/* SmolLM3-3B: attention 2·2048² + 2·2048·512 = 10,485,760; MLP 3·2048·11008 = 67,633,152; norms 4,096
+ * -> 78,123,008 × 36 = 2,812,428,288; embed (tied) 128256·2048 = 262,668,288; final 2,048 ->
+ * 3,075,098,624 = safetensors.total of HuggingFaceTB/SmolLM3-3B (both tables above). */
+static void smollm3_3b(void **s) {
+    (void)s;
+    assert_u64_equal(count("smollm3-3b.json", "smollm3"), 3075098624ULL);
+}
+
+/* Falcon-7B (multi_query, parallel_attn, no biases): query_key_value 4544·(4544 + 2·64) = 21,229,568;
+ * dense 4544² = 20,647,936; MLP 2·4544·18176 = 165,183,488; one LayerNorm (parallel_attn) 9,088
+ * -> 207,070,080 × 32 = 6,626,242,560; word embeddings (tied) 65024·4544 = 295,469,056; ln_f 9,088
+ * -> 6,921,720,704. No exact published figure was at hand offline: this is the hand count of
+ * modeling_falcon.py's modules. The KV cache is multi-query: one K and one V head of 64 per layer,
+ * 2·64·2 B = 256 B per token per layer in bf16 inference (1024 prompt tokens + 1: 1025·256·32 B). */
+static void falcon_7b(void **s) {
+    (void)s;
+    assert_u64_equal(count("falcon-7b.json", "falcon"), 6921720704ULL);
+    const vp_estimate *e = t_estimate(t_plan1(INFER, t_hf_instance(config("falcon-7b.json"), "")));
+    uint64_t kv = t_component(e, 0, "kv_cache", NULL);
+    assert_true(kv >= 1024ULL * 256 * 32 && kv <= 1025ULL * 256 * 32);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
@@ -206,6 +247,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(gemma3_saved_per_block), cmocka_unit_test(qwen3_moe_30b),    cmocka_unit_test(qwen3_moe_topk_terms),
         cmocka_unit_test(gpt_oss_20b),        cmocka_unit_test(gpt_oss_mxfp4_weights), cmocka_unit_test(gpt_neox_20b),
         cmocka_unit_test(bloom_176b),         cmocka_unit_test(qwen_v1_7b),           cmocka_unit_test(granitemoe_1b),
+        cmocka_unit_test(granite_33_2b),      cmocka_unit_test(olmo2_7b),             cmocka_unit_test(smollm3_3b),
+        cmocka_unit_test(falcon_7b),
     };
     (void)count_cfg;
     return T_RUN("families", tests, argc, argv);

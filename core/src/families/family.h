@@ -109,6 +109,7 @@ vp_status vp_read_phimoe(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_phimoe(const vp_arch *, vp_param_counts *);
 vp_status vp_read_gpt_oss(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_gpt_oss(const vp_arch *, vp_param_counts *);
+vp_status vp_read_smollm3(const cJSON *, const char *, vp_arch *, vp_error *);
 /* The generic decoder for a model_type no family claims (families/generic.c). */
 vp_status vp_read_generic(const cJSON *, const char *, vp_arch *, vp_error *);
 

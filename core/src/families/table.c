@@ -38,6 +38,7 @@ static const vp_family k_families[] = {
     {"starcoder2", vp_read_starcoder2, NULL},
     {"internlm2", vp_read_internlm2, NULL},
     {"glm4", vp_read_glm4, NULL},
+    {"smollm3", vp_read_smollm3, NULL},
 };
 
 #define N_FAMILIES ((int)(sizeof k_families / sizeof k_families[0]))
