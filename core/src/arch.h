@@ -49,7 +49,7 @@ typedef struct {
     int expert_bias;     /* gpt_oss: the experts' gate_up and down projections have biases */
     int64_t mla_q_rank;  /* deepseek MLA q_lora_rank (0: a plain q_proj) */
     int64_t mla_kv_rank; /* deepseek MLA kv_lora_rank (0: not MLA) */
-    int64_t mla_rope_dim, mla_v_dim; /* qk_rope_head_dim, v_head_dim (head_dim = qk_nope + qk_rope) */
+    int64_t mla_nope_dim, mla_rope_dim, mla_v_dim; /* qk_nope_head_dim, qk_rope_head_dim, v_head_dim */
     int64_t shared_experts; /* deepseek/llama4: shared experts of expert_inter each (no gate) */
     int router_score_bias;  /* deepseek_v3 noaux_tc: e_score_correction_bias (E) */
     int64_t mtp_layers;     /* deepseek_v3 num_nextn_predict_layers kept in the checkpoint (counted, not run) */

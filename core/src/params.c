@@ -72,7 +72,8 @@ static double rough_bound(const vp_arch *a) {
     double layer = 4.0 * h * (q > h ? q : h) + 3.0 * h * (f * e + shared) + 8.0 * h * (double)a->time_embed_dim + e * h;
     /* MLA low-rank projections (deepseek): h·r_q + r_q·q + h·(r_kv + rope) + r_kv·a·(nope + v) + a·v·h */
     double rq = (double)a->mla_q_rank, rkv = (double)a->mla_kv_rank, av = (double)a->heads * (double)a->mla_v_dim;
-    layer += (h + q) * rq + h * (rkv + (double)a->mla_rope_dim) + rkv * (q + av) + av * h;
+    double qmla = (double)a->heads * (double)(a->mla_nope_dim + a->mla_rope_dim);
+    layer += (h + qmla) * rq + h * (rkv + (double)a->mla_rope_dim) + rkv * (qmla + av) + av * h + h * qmla;
     double n = (double)a->image_size / (a->patch_size > 0 ? (double)a->patch_size : 1.0);
     return ((double)a->layers + 2.0 * (double)a->dec_layers + (double)a->mtp_layers) * layer + 2.0 * (double)a->vocab * h +
            (double)a->positions * h + (n * n + 2.0) * h + (double)a->labels * h +

@@ -240,6 +240,40 @@ static void falcon_7b(void **s) {
     assert_true(kv >= 1024ULL * 256 * 32 && kv <= 1025ULL * 256 * 32);
 }
 
+/* ---- DeepSeek (MLA + shared/routed experts) --------------------------------------------------- */
+/* DeepSeek-V3 (and R1, same config): h 7168, 61 layers, 128 heads, q_lora 1536, kv_lora 512,
+ * nope 128 + rope 64, v 128; 3 dense layers (f 18432) then 58 MoE layers (256 routed + 1 shared of
+ * 2048, top-8); v 129280, untied.
+ *   MLA: q_a 7168·1536 + q_a_norm 1536 + q_b 1536·128·192 = 48,760,320; kv_a 7168·576 + kv_a_norm 512 +
+ *   kv_b 512·128·256 = 20,906,496; o 128·128·7168 = 117,440,512 -> 187,107,328; norms 14,336
+ *   dense MLP 3·7168·18432 = 396,361,728; MoE: gate 256·7168 + e_score_correction_bias 256 = 1,835,264,
+ *   routed 256·3·7168·2048 = 11,274,289,152, shared 3·7168·2048 = 44,040,192 -> 11,320,164,608
+ *   3·(187,107,328 + 14,336 + 396,361,728) + 58·(187,107,328 + 14,336 + 11,320,164,608) = 669,173,053,952
+ *   + embed and lm_head 2·129280·7168 = 1,853,358,080 + final norm 7,168 -> 671,026,419,200, the main
+ *   model's parameter elements counted tensor by tensor from the checkpoint headers (FP8 scale_inv
+ *   tensors and the MTP layer 61 excluded) by two public audits.
+ * The MTP layer (num_nextn_predict_layers 1) is not built by transformers and is not counted. */
+static void deepseek_v3(void **s) {
+    (void)s;
+    assert_u64_equal(count("deepseek-v3.json", "deepseek_v3"), 671026419200ULL);
+}
+
+/* DeepSeek-V2-Lite: no q LoRA (q_proj 2048·16·192 = 6,291,456), kv_a 2048·576 + 512 + kv_b
+ * 512·16·256 + o 16·128·2048 = 7,474,688 -> 13,766,144 attention; layer 0 dense (f 10944:
+ * 67,239,936); 26 MoE layers: gate 64·2048 (greedy: no score bias) + 64 experts and 2 shared of 1408:
+ * 66·3·2048·1408 = 570,949,632 + 131,072; norms 4,096. Total 15,706,484,224, the published exact count
+ * ("with 15706484224 (2.7B effect.) parameters" and a model-registry table of deepseek-ai/DeepSeek-V2-Lite).
+ * KV cache as transformers keeps it (decompressed): 16 heads × (192 + 128) × 2 B = 10,240 B per token
+ * per layer: 1024 prompt tokens × 10,240 × 27 layers = 283,115,520 B (the one generated token adds
+ * at most one more position). */
+static void deepseek_v2_lite(void **s) {
+    (void)s;
+    assert_u64_equal(count("deepseek-v2-lite.json", "deepseek_v2"), 15706484224ULL);
+    const vp_estimate *e = t_estimate(t_plan1(INFER, t_hf_instance(config("deepseek-v2-lite.json"), "")));
+    uint64_t kv = t_component(e, 0, "kv_cache", NULL);
+    assert_true(kv >= 283115520ULL && kv <= 1025ULL * 10240 * 27);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
@@ -248,7 +282,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(gpt_oss_20b),        cmocka_unit_test(gpt_oss_mxfp4_weights), cmocka_unit_test(gpt_neox_20b),
         cmocka_unit_test(bloom_176b),         cmocka_unit_test(qwen_v1_7b),           cmocka_unit_test(granitemoe_1b),
         cmocka_unit_test(granite_33_2b),      cmocka_unit_test(olmo2_7b),             cmocka_unit_test(smollm3_3b),
-        cmocka_unit_test(falcon_7b),
+        cmocka_unit_test(falcon_7b),          cmocka_unit_test(deepseek_v3),          cmocka_unit_test(deepseek_v2_lite),
     };
     (void)count_cfg;
     return T_RUN("families", tests, argc, argv);

@@ -110,6 +110,9 @@ void vp_count_phimoe(const vp_arch *, vp_param_counts *);
 vp_status vp_read_gpt_oss(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_gpt_oss(const vp_arch *, vp_param_counts *);
 vp_status vp_read_smollm3(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_deepseek_v2(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_deepseek_v3(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_deepseek(const vp_arch *, vp_param_counts *);
 /* The generic decoder for a model_type no family claims (families/generic.c). */
 vp_status vp_read_generic(const cJSON *, const char *, vp_arch *, vp_error *);
 

@@ -39,6 +39,8 @@ static const vp_family k_families[] = {
     {"internlm2", vp_read_internlm2, NULL},
     {"glm4", vp_read_glm4, NULL},
     {"smollm3", vp_read_smollm3, NULL},
+    {"deepseek_v2", vp_read_deepseek_v2, vp_count_deepseek},
+    {"deepseek_v3", vp_read_deepseek_v3, vp_count_deepseek},
 };
 
 #define N_FAMILIES ((int)(sizeof k_families / sizeof k_families[0]))
