@@ -274,6 +274,57 @@ static void deepseek_v2_lite(void **s) {
     assert_true(kv >= 283115520ULL && kv <= 1025ULL * 10240 * 27);
 }
 
+/* ---- InternLM2, Cohere, GLM-4, Phi-3.5-MoE, StarCoder2 --------------------------------------- */
+/* The Hub's safetensors parameter counts below are those of a public benchmark's model table
+ * (HfApi.get_safetensors_metadata, "BF16" count).
+ * internlm2_5-7b-chat: wqkv 4096·(32 + 2·8)·128 = 25,165,824, wo 4096² = 16,777,216; w1/w3/w2
+ * 3·4096·14336 = 176,160,768; norms 8,192 -> 218,112,000 × 32 = 6,979,584,000; tok_embeddings + output
+ * 2·92544·4096 = 758,120,448; norm 4,096 -> 7,737,708,544 (the table: 7737708544). */
+static void internlm2_5_7b(void **s) {
+    (void)s;
+    assert_u64_equal(count("internlm2_5-7b-chat.json", "internlm2"), 7737708544ULL);
+}
+
+/* aya-expanse-8b (cohere): attention 2·4096² + 2·4096·1024 = 41,943,040; MLP 3·4096·14336 =
+ * 176,160,768; one CohereLayerNorm(h) without bias 4,096 -> 218,107,904 × 32 = 6,979,452,928; tied
+ * embed 256000·4096 = 1,048,576,000; final norm 4,096 -> 8,028,033,024 (the table: 8028033024).
+ * A LayerNorm with a bias would add 4,096 per layer and at the end (+135,168): the count pins
+ * CohereLayerNorm's missing bias. c4ai-command-r7b-12-2024 (cohere2) has the same shapes and count. */
+static void cohere_aya_8b(void **s) {
+    (void)s;
+    assert_u64_equal(count("aya-expanse-8b.json", "cohere"), 8028033024ULL);
+    assert_u64_equal(count("c4ai-command-r7b-12-2024.json", "cohere2"), 8028033024ULL);
+}
+
+/* GLM-4-9B-0414: q 4096·4096 + 4096, k and v 4096·256 + 256 each (attention_bias), o 4096² (no bias)
+ * = 35,655,680; gate_up 4096·27392 + down 13696·4096 = 168,296,448; four RMSNorms 16,384 -> 203,968,512
+ * × 40 = 8,158,740,480; embed + output 2·151552·4096 = 1,241,513,984; final 4,096 -> 9,400,279,040 =
+ * the n-params llama.cpp reports for GLM-4-9B (n-vocab 151552, n-embd 4096). */
+static void glm4_9b(void **s) {
+    (void)s;
+    assert_u64_equal(count("glm-4-9b-0414.json", "glm4"), 9400279040ULL);
+}
+
+/* Phi-3.5-MoE: attention with biases 2·(4096² + 4096) + 2·(4096·1024 + 1024) = 41,953,280; router
+ * 4096·16 + 16 experts × 3·4096·6400 = 1,258,356,736; two LayerNorms with bias 16,384 -> 1,300,326,400 ×
+ * 32 = 41,610,444,800; embed 131,334,144 + lm_head 131,334,144 + its bias 32,064; final LayerNorm 8,192
+ * -> 41,873,153,344. No exact published figure was at hand offline (model card: 41.9B total): a hand
+ * count of modeling_phimoe.py's modules. */
+static void phimoe_moe(void **s) {
+    (void)s;
+    assert_u64_equal(count("phi-3.5-moe-instruct.json", "phimoe"), 41873153344ULL);
+}
+
+/* StarCoder2-7B: q 4608² + 4608, k and v 4608·512 + 512 each, o 4608² + 4608 = 47,199,744; c_fc
+ * 4608·18432 + 18432 and c_proj 18432·4608 + 4608 = 169,893,888; two LayerNorms 18,432 -> 217,112,064 ×
+ * 32 = 6,947,586,048; tied embed 49152·4608 = 226,492,416; final 9,216 -> 7,173,923,840 (hand count;
+ * model card: 7B). Its config sets residual, embedding and attention dropout 0.1, so training keeps
+ * dropout masks: two residual masks of h bytes per token per block (activations_decoder.c). */
+static void starcoder2_7b(void **s) {
+    (void)s;
+    assert_u64_equal(count("starcoder2-7b.json", "starcoder2"), 7173923840ULL);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
@@ -283,6 +334,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bloom_176b),         cmocka_unit_test(qwen_v1_7b),           cmocka_unit_test(granitemoe_1b),
         cmocka_unit_test(granite_33_2b),      cmocka_unit_test(olmo2_7b),             cmocka_unit_test(smollm3_3b),
         cmocka_unit_test(falcon_7b),          cmocka_unit_test(deepseek_v3),          cmocka_unit_test(deepseek_v2_lite),
+        cmocka_unit_test(internlm2_5_7b),     cmocka_unit_test(cohere_aya_8b),        cmocka_unit_test(glm4_9b),
+        cmocka_unit_test(phimoe_moe),         cmocka_unit_test(starcoder2_7b),
     };
     (void)count_cfg;
     return T_RUN("families", tests, argc, argv);
