@@ -325,6 +325,43 @@ static void starcoder2_7b(void **s) {
     assert_u64_equal(count("starcoder2-7b.json", "starcoder2"), 7173923840ULL);
 }
 
+/* ---- vision-language: llava, qwen2_5_vl, mistral3 ------------------------------------------- */
+/* llava-1.5-7b-hf: the sparse text_config takes LlamaConfig's defaults (h 4096, f 11008, 32 layers,
+ * 32 heads) with vocab 32064: Llama-2-7B's 6,738,415,616 + 2·64·4096 = 6,738,939,904.
+ * CLIP ViT-L/14 at 336 (e 1024, f 4096, 24 layers, 24² = 576 patches): class 1,024 + patch conv
+ * 3·14·14·1024 = 602,112 + positions 577·1024 = 590,848 + pre_layrnorm 2,048 + 24 × 12,596,224 =
+ * 302,309,376 + post_layernorm 2,048 = 303,507,456. Projector 1024·4096 + 4096 + 4096² + 4096 =
+ * 20,979,712. Total 7,063,427,072 = sum(p.numel()) of LlavaForConditionalGeneration for this config in
+ * two public scripts. */
+static void llava_15_7b(void **s) {
+    (void)s;
+    assert_u64_equal(count("llava-1.5-7b-hf.json", "llava"), 7063427072ULL);
+}
+
+/* Qwen2.5-VL-7B: the Qwen2 text model 7,615,616,512 + the vision tower 676,550,144: patch Conv3d
+ * 3·2·14·14·1280 = 1,505,280; 32 blocks × (2 RMSNorms 2,560 + qkv 1280·3840 + 3840 = 4,919,040 + proj
+ * 1280² + 1280 = 1,639,680 + gate/up 2·(1280·3420 + 3420) = 8,762,040 + down 3420·1280 + 1280 = 4,378,880)
+ * = 32 × 19,702,200 = 630,470,400; merger ln_q 1,280 + 5120² + 5120 + 5120·3584 + 3584 = 44,574,464. Total 8,292,166,656 = the parameter count several public runs print
+ * for Qwen/Qwen2.5-VL-7B-Instruct (one also prints visual = 676,550,144 and text = 7,615,616,512). */
+static void qwen2_5_vl_7b(void **s) {
+    (void)s;
+    assert_u64_equal(count("qwen2.5-vl-7b-instruct.json", "qwen2_5_vl"), 8292166656ULL);
+    const char *text_only = "{\"model_type\":\"qwen2\",\"hidden_size\":3584,\"intermediate_size\":18944,\"num_hidden_layers\":28,"
+                            "\"num_attention_heads\":28,\"num_key_value_heads\":4,\"vocab_size\":152064,\"tie_word_embeddings\":false}";
+    assert_u64_equal(count("qwen2.5-vl-7b-instruct.json", "qwen2_5_vl") - count_cfg(text_only), 676550144ULL);
+}
+
+/* Mistral-Small-3.1-24B-Instruct-2503 (mistral3): text h 5120, 40 layers, 32 heads of 128, 8 kv, f 32768,
+ * v 131072, untied -> 23,572,403,200 (the Mistral Small 3 count); Pixtral tower (e 1024, f 4096, 24
+ * layers, patch 14): 3·14·14·1024 = 602,112 + ln_pre 1,024 + 24 × (2·1024 + 4·1024² + 3·1024·4096) =
+ * 402,702,336 -> 403,305,472; projector norm 1,024 + merging 4096·1024 + 1024·5120 + 5120² = 35,652,608
+ * (no biases). Total 24,011,361,280 =
+ * the published total of Mistral-Small-3.1/3.2-24B (model registries and budget audits). */
+static void mistral3_24b(void **s) {
+    (void)s;
+    assert_u64_equal(count("mistral-small-3.1-24b-instruct-2503.json", "mistral3"), 24011361280ULL);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
@@ -336,7 +373,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(falcon_7b),          cmocka_unit_test(deepseek_v3),          cmocka_unit_test(deepseek_v2_lite),
         cmocka_unit_test(internlm2_5_7b),     cmocka_unit_test(cohere_aya_8b),        cmocka_unit_test(glm4_9b),
         cmocka_unit_test(phimoe_moe),         cmocka_unit_test(starcoder2_7b),
+        cmocka_unit_test(llava_15_7b),        cmocka_unit_test(qwen2_5_vl_7b),        cmocka_unit_test(mistral3_24b),
     };
-    (void)count_cfg;
     return T_RUN("families", tests, argc, argv);
 }

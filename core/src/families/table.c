@@ -39,6 +39,10 @@ static const vp_family k_families[] = {
     {"internlm2", vp_read_internlm2, NULL},
     {"glm4", vp_read_glm4, NULL},
     {"smollm3", vp_read_smollm3, NULL},
+    {"llava", vp_read_llava, NULL},
+    {"llava_next", vp_read_llava_next, NULL},
+    {"mistral3", vp_read_mistral3, NULL},
+    {"qwen2_5_vl", vp_read_qwen2_5_vl, NULL},
     {"deepseek_v2", vp_read_deepseek_v2, vp_count_deepseek},
     {"deepseek_v3", vp_read_deepseek_v3, vp_count_deepseek},
 };
