@@ -24,11 +24,13 @@ static const char *config(const char *name) {
 }
 
 #define TRAIN "{\"batch\":1,\"seq\":1024}"
+/* counts only: short enough for the encoders' 512 learned positions */
+#define COUNT_WL "{\"batch\":1,\"seq\":256}"
 #define INFER "{\"mode\":\"infer\",\"batch\":1,\"seq\":1024,\"new_tokens\":1}"
 
 /* Parameter count of a fixture, checking that it is read by its own family (no fallback warning). */
 static uint64_t count(const char *file, const char *family) {
-    const vp_estimate *e = t_estimate(t_plan1(TRAIN, t_hf_instance(config(file), "")));
+    const vp_estimate *e = t_estimate(t_plan1(COUNT_WL, t_hf_instance(config(file), "")));
     assert_string_equal(e->instances[0].model_type, family);
     for (int i = 0; i < e->n_warnings; i++)
         if (strstr(e->warnings[i], "unknown model_type")) fail_msg("%s: read by the fallback: %s", file, e->warnings[i]);
@@ -36,7 +38,7 @@ static uint64_t count(const char *file, const char *family) {
 }
 
 static uint64_t count_cfg(const char *cfg) {
-    return t_estimate(t_plan1(TRAIN, t_hf_instance(cfg, "")))->instances[0].params_total;
+    return t_estimate(t_plan1(COUNT_WL, t_hf_instance(cfg, "")))->instances[0].params_total;
 }
 
 /* "... × N B saved per block ..." from the activations component's explanation. */
@@ -362,6 +364,37 @@ static void mistral3_24b(void **s) {
     assert_u64_equal(count("mistral-small-3.1-24b-instruct-2503.json", "mistral3"), 24011361280ULL);
 }
 
+/* ---- BERT, RoBERTa ---------------------------------------------------------------------------- */
+/* bert-base-uncased as BertForMaskedLM (its architectures[0], what AutoModelForMaskedLM builds):
+ *   embeddings 30522·768 + 512·768 + 2·768 + LayerNorm 1,536 = 23,837,184
+ *   12 layers × (4·(768² + 768) + 2·1,536 + 768·3072 + 3072 + 3072·768 + 768) = 12 × 7,087,872 = 85,054,464
+ *   MLM head: transform 768² + 768 + LayerNorm 1,536 + decoder bias 30,522 (weight tied) = 622,650
+ *   -> 109,514,298 = "AutoModelForMaskedLM.from_pretrained('bert-base-uncased') ... trainable_params:
+ *   109514298" (a public benchmark log). The checkpoint also holds the pooler (590,592) and the NSP head
+ *   (1,538) that BertForMaskedLM drops: BertForPreTraining counts 110,106,428, the checkpoint's
+ *   safetensors total (huggingface.js tests), and BertModel (with pooler) 109,482,240. */
+static void bert_base(void **s) {
+    (void)s;
+    assert_u64_equal(count("bert-base-uncased.json", "bert"), 109514298ULL);
+    const char *cfg = config("bert-base-uncased.json");
+    const char *at = strstr(cfg, "BertForMaskedLM");
+    assert_non_null(at);
+    assert_u64_equal(count_cfg(t_fmt("%.*sBertForPreTraining%s", (int)(at - cfg), cfg, at + strlen("BertForMaskedLM"))),
+                     110106428ULL);
+    assert_u64_equal(count_cfg(t_fmt("%.*sBertModel%s", (int)(at - cfg), cfg, at + strlen("BertForMaskedLM"))), 109482240ULL);
+}
+
+/* roberta-base (RobertaForMaskedLM): embeddings 50265·768 + 514·768 + 1·768 + 1,536 = 39,000,576;
+ * layers 85,054,464 as BERT's; lm_head dense 590,592 + LayerNorm 1,536 + bias 50,265 -> 124,697,433 = the
+ * F32 count of roberta-base's model.safetensors (plus a 514-element int64 position_ids buffer, not a
+ * parameter). xlm-roberta-base (v 250002) counts 278,295,186: its checkpoint's 278,885,778
+ * (safetensors.total) adds the 590,592-parameter pooler that XLMRobertaForMaskedLM does not build. */
+static void roberta_base(void **s) {
+    (void)s;
+    assert_u64_equal(count("roberta-base.json", "roberta"), 124697433ULL);
+    assert_u64_equal(count("xlm-roberta-base.json", "xlm-roberta"), 278885778ULL - 590592ULL);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
@@ -374,6 +407,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(internlm2_5_7b),     cmocka_unit_test(cohere_aya_8b),        cmocka_unit_test(glm4_9b),
         cmocka_unit_test(phimoe_moe),         cmocka_unit_test(starcoder2_7b),
         cmocka_unit_test(llava_15_7b),        cmocka_unit_test(qwen2_5_vl_7b),        cmocka_unit_test(mistral3_24b),
+        cmocka_unit_test(bert_base),          cmocka_unit_test(roberta_base),
     };
     return T_RUN("families", tests, argc, argv);
 }

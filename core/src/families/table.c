@@ -43,6 +43,9 @@ static const vp_family k_families[] = {
     {"llava_next", vp_read_llava_next, NULL},
     {"mistral3", vp_read_mistral3, NULL},
     {"qwen2_5_vl", vp_read_qwen2_5_vl, NULL},
+    {"bert", vp_read_bert, vp_count_bert},
+    {"roberta", vp_read_roberta, vp_count_bert},
+    {"xlm-roberta", vp_read_roberta, vp_count_bert},
     {"deepseek_v2", vp_read_deepseek_v2, vp_count_deepseek},
     {"deepseek_v3", vp_read_deepseek_v3, vp_count_deepseek},
 };
