@@ -395,6 +395,31 @@ static void roberta_base(void **s) {
     assert_u64_equal(count("xlm-roberta-base.json", "xlm-roberta"), 278885778ULL - 590592ULL);
 }
 
+/* ---- Llama 4 ---------------------------------------------------------------------------------- */
+/* Llama-4-Scout-17B-16E-Instruct: text h 5120, 48 layers all MoE (interleave_moe_layer_step 1), 40 heads,
+ * 8 kv, d 128, 16 experts of 8192 + a shared expert of 8192, top-1, v 202048, untied:
+ *   attention 2·5120² + 2·5120·1024 = 62,914,560; router 5120·16 = 81,920; experts 16·3·5120·8192 =
+ *   2,013,265,920; shared 3·5120·8192 = 125,829,120; norms 10,240 -> 2,202,101,760 × 48 = 105,700,884,480;
+ *   embed + lm_head 2·202048·5120 = 2,068,971,520; final 5,120 -> text 107,769,861,120
+ *   vision (e 1408, f 5632, 34 layers, 336/14 = 24² patches): unfold linear 588·1408 = 827,904 + class
+ *   1,408 + positions 577·1408 = 812,416 + layernorm_pre/post 5,632 + 34 × 23,807,872 = 809,467,648 +
+ *   adapter 5632·4096 + 4096² = 39,845,888 -> 850,960,896; projector 4096·5120 = 20,971,520
+ *   total 108,641,793,536 = the Hub's safetensors.total for meta-llama/Llama-4-Scout-17B-16E-Instruct
+ *   (audit table). Maverick (128 experts, every second layer MoE, the rest 3·5120·16384 dense) counts
+ *   401,583,781,376, the parameter count a hosting provider's billing export lists for it. */
+static void llama4_scout(void **s) {
+    (void)s;
+    assert_u64_equal(count("llama-4-scout-17b-16e-instruct.json", "llama4"), 108641793536ULL);
+    const char *cfg = config("llama-4-scout-17b-16e-instruct.json");
+    const char *st = strstr(cfg, "\"interleave_moe_layer_step\": 1");
+    const char *ex = strstr(cfg, "\"num_local_experts\": 16");
+    assert_true(st && ex && st < ex);
+    const char *mav = t_fmt("%.*s\"interleave_moe_layer_step\": 2%.*s\"num_local_experts\": 128%s", (int)(st - cfg), cfg,
+                            (int)(ex - st - (int)strlen("\"interleave_moe_layer_step\": 1")), st + strlen("\"interleave_moe_layer_step\": 1"),
+                            ex + strlen("\"num_local_experts\": 16"));
+    assert_u64_equal(count_cfg(mav), 401583781376ULL);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
@@ -407,7 +432,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(internlm2_5_7b),     cmocka_unit_test(cohere_aya_8b),        cmocka_unit_test(glm4_9b),
         cmocka_unit_test(phimoe_moe),         cmocka_unit_test(starcoder2_7b),
         cmocka_unit_test(llava_15_7b),        cmocka_unit_test(qwen2_5_vl_7b),        cmocka_unit_test(mistral3_24b),
-        cmocka_unit_test(bert_base),          cmocka_unit_test(roberta_base),
+        cmocka_unit_test(bert_base),          cmocka_unit_test(roberta_base),         cmocka_unit_test(llama4_scout),
     };
     return T_RUN("families", tests, argc, argv);
 }

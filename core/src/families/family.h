@@ -120,6 +120,8 @@ vp_status vp_read_qwen2_5_vl(const cJSON *, const char *, vp_arch *, vp_error *)
 vp_status vp_read_bert(const cJSON *, const char *, vp_arch *, vp_error *);
 vp_status vp_read_roberta(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_bert(const vp_arch *, vp_param_counts *);
+vp_status vp_read_llama4(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_llama4(const vp_arch *, vp_param_counts *);
 /* The generic decoder for a model_type no family claims (families/generic.c). */
 vp_status vp_read_generic(const cJSON *, const char *, vp_arch *, vp_error *);
 

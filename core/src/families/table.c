@@ -46,6 +46,7 @@ static const vp_family k_families[] = {
     {"bert", vp_read_bert, vp_count_bert},
     {"roberta", vp_read_roberta, vp_count_bert},
     {"xlm-roberta", vp_read_roberta, vp_count_bert},
+    {"llama4", vp_read_llama4, vp_count_llama4},
     {"deepseek_v2", vp_read_deepseek_v2, vp_count_deepseek},
     {"deepseek_v3", vp_read_deepseek_v3, vp_count_deepseek},
 };
