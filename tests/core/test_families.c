@@ -420,6 +420,25 @@ static void llama4_scout(void **s) {
     assert_u64_equal(count_cfg(mav), 401583781376ULL);
 }
 
+/* Untrusted shapes: sizes whose products would overflow are refused by name, and vision-language
+ * wrappers nested in text_config are refused instead of recursed into. */
+static void hostile_configs_refused(void **s) {
+    (void)s;
+    t_expect_error(t_plan1(COUNT_WL, t_hf_instance("{\"model_type\":\"gpt_oss\",\"quantization_config\":{\"quant_method\":"
+                                                   "\"mxfp4\"},\"num_hidden_layers\":4096,\"num_local_experts\":4096,"
+                                                   "\"intermediate_size\":1048576,\"hidden_size\":1048576}", "")),
+                   VP_ERR_RANGE, "instances[0].model");
+    t_expect_error(t_plan1(COUNT_WL, t_hf_instance("{\"model_type\":\"qwen2_vl\",\"hidden_size\":64,\"num_hidden_layers\":1,"
+                                                   "\"num_attention_heads\":1,\"vocab_size\":9,\"intermediate_size\":4,"
+                                                   "\"vision_config\":{\"embed_dim\":1048576,\"spatial_merge_size\":64}}", "")),
+                   VP_ERR_RANGE, "instances[0].model.hf_config.vision_config.embed_dim");
+    t_expect_error(t_plan1(COUNT_WL, t_hf_instance("{\"model_type\":\"llava\",\"text_config\":{\"model_type\":\"llava\","
+                                                   "\"text_config\":{}},\"vision_config\":{}}", "")),
+                   VP_ERR_UNSUPPORTED, "instances[0].model.hf_config.text_config");
+    t_expect_error(t_plan1(COUNT_WL, t_hf_instance("{\"model_type\":\"gemma3\",\"text_config\":[]}", "")), VP_ERR_FIELD,
+                   "instances[0].model.hf_config.text_config");
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
@@ -433,6 +452,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(phimoe_moe),         cmocka_unit_test(starcoder2_7b),
         cmocka_unit_test(llava_15_7b),        cmocka_unit_test(qwen2_5_vl_7b),        cmocka_unit_test(mistral3_24b),
         cmocka_unit_test(bert_base),          cmocka_unit_test(roberta_base),         cmocka_unit_test(llama4_scout),
+        cmocka_unit_test(hostile_configs_refused),
     };
     return T_RUN("families", tests, argc, argv);
 }

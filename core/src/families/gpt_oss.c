@@ -39,7 +39,9 @@ vp_status vp_read_gpt_oss(const cJSON *c, const char *p, vp_arch *a, vp_error *e
     /* quantization_config.quant_method "mxfp4": the experts' gate_up and down weights (not their biases) */
     const cJSON *q = cJSON_GetObjectItemCaseSensitive(c, "quantization_config");
     const cJSON *m = cJSON_IsObject(q) ? cJSON_GetObjectItemCaseSensitive(q, "quant_method") : NULL;
-    if (cJSON_IsString(m) && m->valuestring && !strcmp(m->valuestring, "mxfp4"))
+    /* (bounded first: the shapes are checked against 10^15 parameters only when counted) */
+    double mx = (double)a->layers * (double)a->experts * 3.0 * (double)a->expert_inter * (double)a->hidden;
+    if (cJSON_IsString(m) && m->valuestring && !strcmp(m->valuestring, "mxfp4") && mx < 1e15)
         a->mxfp4_params = a->layers * a->experts * 3 * a->expert_inter * a->hidden;
     return VP_OK;
 }

@@ -22,6 +22,12 @@ static vp_status read_vision(const cJSON *c, const char *p, vp_arch *a, vp_error
     if ((st = vp_json_opt_int(v, vp, "temporal_patch_size", 1, 64, &tpatch, err))) return st;
     if ((st = vp_json_opt_int(v, vp, "spatial_merge_size", 1, 64, &merge, err))) return st;
     if ((st = vp_json_opt_int(v, vp, "hidden_size", 1, 1048576, &out, err))) return st;
+    if ((double)e * (double)merge * (double)merge * (double)e * (double)merge * (double)merge > 1e15 ||
+        (double)e * (double)ratio * (double)e * (double)depth > 1e15) {
+        char path[128];
+        vp_path_key(path, sizeof path, vp, "embed_dim");
+        return vp_fail(err, VP_ERR_RANGE, path, "%s and the tower's other sizes give more than 10^15 parameters", path);
+    }
     int64_t f = e * ratio, m = e * merge * merge;
     int64_t block = 2 * e + (e * 3 * e + 3 * e) + (e * e + e) + 2 * e + (e * f + f) + (f * e + e);
     a->vision_params = ch * tpatch * patch * patch * e + depth * block + 2 * e + (m * m + m) + (m * out + out);

@@ -41,7 +41,11 @@ static vp_status read_text(const cJSON *c, const char *p, const char *key, const
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(t, "model_type");
     const char *type = cJSON_IsString(mt) && mt->valuestring ? mt->valuestring : dflt_type;
     const vp_family *fam = vp_family_find(type);
-    if (!fam || fam->count) { /* a decoder family counted by the shared decoder count */
+    /* a language model: a decoder family counted by the shared decoder count, and not itself a
+     * vision-language wrapper (a config nesting wrappers is refused, not recursed into) */
+    if (!fam || fam->count || fam->read == vp_read_llava || fam->read == vp_read_llava_next ||
+        fam->read == vp_read_mistral3 || fam->read == vp_read_qwen2_5_vl || fam->read == vp_read_qwen2_vl ||
+        fam->read == vp_read_gemma3) {
         char shown[40];
         vp_strlcpy(shown, type, sizeof shown);
         return vp_fail(err, VP_ERR_UNSUPPORTED, tp, "%s.model_type \"%s\" is not a supported language model here", tp,
