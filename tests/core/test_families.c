@@ -439,6 +439,22 @@ static void hostile_configs_refused(void **s) {
                    "instances[0].model.hf_config.text_config");
 }
 
+/* ---- CLIP, SigLIP ----------------------------------------------------------------------------- */
+/* clip-vit-large-patch14: text (h 768, 12 layers, v 49408, 77 positions) 37,945,344 + 59,136 +
+ * 12 × 7,087,872 + 1,536 = 123,060,480; vision ViT-L/14 at 224 (256 patches): 1,024 + 602,112 +
+ * 257·1024 + 2,048 + 24 × 12,596,224 + 2,048 = 303,179,776; projections 1024·768 + 768·768 = 1,376,256;
+ * logit_scale 1 -> 427,616,513 = the n_parameters of openai/clip-vit-large-patch14 in public model
+ * registries (MTEB model meta, keras-hub presets).
+ * siglip-base-patch16-224 (the official config is empty: SiglipTextConfig/SiglipVisionConfig
+ * defaults): text 32000·768 + 64·768 + 85,054,464 + 1,536 + head 768² + 768 = 110,271,744; vision patch
+ * conv 590,592 + positions 196·768 + 85,054,464 + 1,536 + pooling head 7,087,104 = 92,884,224;
+ * logit_scale and logit_bias 2 -> 203,155,970 (MTEB model meta n_parameters). */
+static void clip_siglip(void **s) {
+    (void)s;
+    assert_u64_equal(count("clip-vit-large-patch14.json", "clip"), 427616513ULL);
+    assert_u64_equal(count("siglip-base-patch16-224.json", "siglip"), 203155970ULL);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
@@ -452,7 +468,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(phimoe_moe),         cmocka_unit_test(starcoder2_7b),
         cmocka_unit_test(llava_15_7b),        cmocka_unit_test(qwen2_5_vl_7b),        cmocka_unit_test(mistral3_24b),
         cmocka_unit_test(bert_base),          cmocka_unit_test(roberta_base),         cmocka_unit_test(llama4_scout),
-        cmocka_unit_test(hostile_configs_refused),
+        cmocka_unit_test(hostile_configs_refused), cmocka_unit_test(clip_siglip),
     };
     return T_RUN("families", tests, argc, argv);
 }

@@ -65,6 +65,7 @@ void vp_count_add(vp_param_counts *c, int64_t attn, int64_t mlp, int64_t norm, i
  * *hidden; on a bad field *st is set and err names it. */
 int64_t vp_siglip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err);
 int64_t vp_clip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err);
+vp_status vp_read_vit_tower(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err);
 
 /* ---- family readers and counts (one file each) ---------------------------------------------- */
 vp_status vp_read_llama(const cJSON *, const char *, vp_arch *, vp_error *);
@@ -122,6 +123,9 @@ vp_status vp_read_roberta(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_bert(const vp_arch *, vp_param_counts *);
 vp_status vp_read_llama4(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_llama4(const vp_arch *, vp_param_counts *);
+vp_status vp_read_clip(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_siglip(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_dual(const vp_arch *, vp_param_counts *);
 /* The generic decoder for a model_type no family claims (families/generic.c). */
 vp_status vp_read_generic(const cJSON *, const char *, vp_arch *, vp_error *);
 

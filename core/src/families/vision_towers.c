@@ -57,3 +57,32 @@ int64_t vp_clip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, v
     *hidden = e;
     return e + t.channels * t.patch * t.patch * e + (n + 1) * e + 2 * e + t.layers * encoder_layer(e, f) + 2 * e;
 }
+
+/* The tower as a ViT for the shared ViT activations (no classifier head, no vocab). */
+vp_status vp_read_vit_tower(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err) {
+    tower t = {768, 3072, 12, 3, 224, siglip ? 16 : 32, 0};
+    vp_status st;
+    if ((st = read_tower(v, vp, &t, err))) return st;
+    int64_t heads = 12;
+    if ((st = vp_json_opt_int(v, vp, "num_attention_heads", 1, 65536, &heads, err))) return st;
+    if (t.hidden % heads) {
+        char path[128];
+        vp_path_key(path, sizeof path, vp, "num_attention_heads");
+        return vp_fail(err, VP_ERR_RANGE, path, "%s must divide hidden_size", path);
+    }
+    a->kind = VP_KIND_VIT;
+    a->hidden = t.hidden;
+    a->inter = t.inter;
+    a->layers = t.layers;
+    a->heads = a->kv_heads = heads;
+    a->head_dim = t.hidden / heads;
+    a->channels = t.channels;
+    a->image_size = t.image;
+    a->patch_size = t.patch;
+    a->qkv_bias = a->o_bias = a->mlp_bias = 1;
+    a->fused_qkv = 1;
+    a->mlp = VP_MLP_GELU;
+    a->norm = VP_NORM_LAYER;
+    a->norms_per_layer = 2;
+    return VP_OK;
+}
