@@ -455,6 +455,26 @@ static void clip_siglip(void **s) {
     assert_u64_equal(count("siglip-base-patch16-224.json", "siglip"), 203155970ULL);
 }
 
+/* ---- Whisper ---------------------------------------------------------------------------------- */
+/* whisper-large-v3: d 1280, 32 + 32 layers, ffn 5120, 128 mel bins, v 51866.
+ *   encoder: conv1 128·1280·3 + 1280 = 492,800; conv2 1280·1280·3 + 1280 = 4,916,480; positions
+ *   1500·1280 = 1,920,000; per layer attention 4·1280² + 3·1280 (k_proj has no bias) = 6,557,440 + 2
+ *   LayerNorms 5,120 + fc1/fc2 1280·5120 + 5120 + 5120·1280 + 1280 = 13,113,600 -> 19,676,160 × 32 =
+ *   629,637,120; layer_norm 2,560
+ *   decoder: embed_tokens 51866·1280 = 66,388,480 (proj_out tied) + positions 448·1280 = 573,440; per
+ *   layer 2 × 6,557,440 + 3 LayerNorms 7,680 + 13,113,600 = 26,236,160 × 32 = 839,557,120; layer_norm 2,560
+ *   -> 1,543,490,560 = the Hub's safetensors.total for openai/whisper-large-v3; with 4 decoder layers
+ *   (large-v3-turbo) 808,878,080, also the Hub's figure (audit table). */
+static void whisper_large_v3(void **s) {
+    (void)s;
+    assert_u64_equal(count("whisper-large-v3.json", "whisper"), 1543490560ULL);
+    const char *cfg = config("whisper-large-v3.json");
+    const char *dl = strstr(cfg, "\"decoder_layers\": 32");
+    assert_non_null(dl);
+    assert_u64_equal(count_cfg(t_fmt("%.*s\"decoder_layers\": 4%s", (int)(dl - cfg), cfg, dl + strlen("\"decoder_layers\": 32"))),
+                     808878080ULL);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
@@ -469,6 +489,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(llava_15_7b),        cmocka_unit_test(qwen2_5_vl_7b),        cmocka_unit_test(mistral3_24b),
         cmocka_unit_test(bert_base),          cmocka_unit_test(roberta_base),         cmocka_unit_test(llama4_scout),
         cmocka_unit_test(hostile_configs_refused), cmocka_unit_test(clip_siglip),
+        cmocka_unit_test(whisper_large_v3),
     };
     return T_RUN("families", tests, argc, argv);
 }

@@ -126,6 +126,8 @@ void vp_count_llama4(const vp_arch *, vp_param_counts *);
 vp_status vp_read_clip(const cJSON *, const char *, vp_arch *, vp_error *);
 vp_status vp_read_siglip(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_dual(const vp_arch *, vp_param_counts *);
+vp_status vp_read_whisper(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_whisper(const vp_arch *, vp_param_counts *);
 /* The generic decoder for a model_type no family claims (families/generic.c). */
 vp_status vp_read_generic(const cJSON *, const char *, vp_arch *, vp_error *);
 

@@ -49,6 +49,7 @@ static const vp_family k_families[] = {
     {"llama4", vp_read_llama4, vp_count_llama4},
     {"clip", vp_read_clip, vp_count_dual},
     {"siglip", vp_read_siglip, vp_count_dual},
+    {"whisper", vp_read_whisper, vp_count_whisper},
     {"deepseek_v2", vp_read_deepseek_v2, vp_count_deepseek},
     {"deepseek_v3", vp_read_deepseek_v3, vp_count_deepseek},
 };
