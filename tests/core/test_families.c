@@ -475,6 +475,16 @@ static void whisper_large_v3(void **s) {
                      808878080ULL);
 }
 
+/* ---- DeBERTa-v3 --------------------------------------------------------------------------------- */
+/* deberta-v3-base (DebertaV2Model): word embeddings 128100·768 = 98,380,800 + LayerNorm 1,536 (no
+ * absolute positions: position_biased_input false; no token types); rel_embeddings 2·256·768 =
+ * 393,216 + LayerNorm 1,536; 12 layers × 7,087,872 = 85,054,464 -> 183,831,552 = the published
+ * count of microsoft/deberta-v3-base (keras-hub presets "params": 183831552). */
+static void deberta_v3_base(void **s) {
+    (void)s;
+    assert_u64_equal(count("deberta-v3-base.json", "deberta-v2"), 183831552ULL);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
@@ -489,7 +499,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(llava_15_7b),        cmocka_unit_test(qwen2_5_vl_7b),        cmocka_unit_test(mistral3_24b),
         cmocka_unit_test(bert_base),          cmocka_unit_test(roberta_base),         cmocka_unit_test(llama4_scout),
         cmocka_unit_test(hostile_configs_refused), cmocka_unit_test(clip_siglip),
-        cmocka_unit_test(whisper_large_v3),
+        cmocka_unit_test(whisper_large_v3),   cmocka_unit_test(deberta_v3_base),
     };
     return T_RUN("families", tests, argc, argv);
 }

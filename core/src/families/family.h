@@ -128,6 +128,7 @@ vp_status vp_read_siglip(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_dual(const vp_arch *, vp_param_counts *);
 vp_status vp_read_whisper(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_whisper(const vp_arch *, vp_param_counts *);
+vp_status vp_read_deberta_v2(const cJSON *, const char *, vp_arch *, vp_error *);
 /* The generic decoder for a model_type no family claims (families/generic.c). */
 vp_status vp_read_generic(const cJSON *, const char *, vp_arch *, vp_error *);
 

@@ -50,6 +50,7 @@ static const vp_family k_families[] = {
     {"clip", vp_read_clip, vp_count_dual},
     {"siglip", vp_read_siglip, vp_count_dual},
     {"whisper", vp_read_whisper, vp_count_whisper},
+    {"deberta-v2", vp_read_deberta_v2, vp_count_bert},
     {"deepseek_v2", vp_read_deepseek_v2, vp_count_deepseek},
     {"deepseek_v3", vp_read_deepseek_v3, vp_count_deepseek},
 };
