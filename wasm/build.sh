@@ -85,7 +85,7 @@ cp -f "$CJSON_DIR/cJSON.h" "$DEPS/include/cjson/cJSON.h"
 
 # ---- sources --------------------------------------------------------------------------
 shopt -s nullglob
-CORE_SRC=("$ROOT"/core/src/*.c)
+CORE_SRC=("$ROOT"/core/src/*.c "$ROOT"/core/src/families/*.c)
 shopt -u nullglob
 [ "${#CORE_SRC[@]}" -gt 0 ] || die "no core/src/*.c yet"
 

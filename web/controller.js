@@ -18,6 +18,7 @@ import { $, fieldMsg, clearFieldMessages, showFieldMessage, applyShowRules, read
 import { store, page, inst, modelTypeOf, gpuCount, planInfo, pickDefault } from './store.js';
 import { settingDiffs } from './compare.js';
 import * as model from './cards/model.js';
+import * as hub from './hub.js';
 import * as instances from './cards/instances.js';
 import * as workload from './cards/workload.js';
 import * as gpu from './cards/gpu.js';
@@ -400,6 +401,7 @@ function wire() {
   form.addEventListener('change', (e) => { if (!ownHandled(e.target)) onChange(); });
   form.addEventListener('submit', (e) => e.preventDefault());
   model.wire();
+  hub.wire({ onConfig: model.takeConfigText });
   instances.wire();
   workload.wire();
   parallel.wire();

@@ -21,6 +21,7 @@ typedef enum { VP_NORM_RMS = 0, VP_NORM_LAYER } vp_norm;
 typedef struct {
     char model_type[24];
     vp_kind kind;
+    char note[200];      /* a warning from the config reader (the generic fallback), shown with the estimate; "" if none */
     int64_t hidden;      /* h */
     int64_t layers;      /* L (encoder layers for t5) */
     int64_t heads;       /* a */
@@ -40,6 +41,19 @@ typedef struct {
     int fused_qkv;       /* phi3: one qkv_proj; gpt2 c_attn; vit qkv */
     int fused_gate_up;   /* phi3 gate_up_proj */
     int64_t positions;   /* learned absolute position embeddings (gpt2 n_positions), 0 if none */
+    /* family specifics (core/src/families/<name>.c) */
+    int norm_no_bias;    /* LayerNorm without a bias (cohere CohereLayerNorm) */
+    int lm_head_bias;    /* lm_head Linear has a bias (phimoe) */
+    int attn_sinks;      /* gpt_oss: one learned sink logit per head (GptOssAttention.sinks) */
+    int router_bias;     /* gpt_oss: the router Linear has a bias */
+    int expert_bias;     /* gpt_oss: the experts' gate_up and down projections have biases */
+    int64_t mla_q_rank;  /* deepseek MLA q_lora_rank (0: a plain q_proj) */
+    int64_t mla_kv_rank; /* deepseek MLA kv_lora_rank (0: not MLA) */
+    int64_t mla_nope_dim, mla_rope_dim, mla_v_dim; /* qk_nope_head_dim, qk_rope_head_dim, v_head_dim */
+    int64_t shared_experts; /* deepseek/llama4: shared experts of expert_inter each (no gate) */
+    int router_score_bias;  /* deepseek_v3 noaux_tc: e_score_correction_bias (E) */
+    int64_t mtp_layers;     /* deepseek_v3 num_nextn_predict_layers kept in the checkpoint (counted, not run) */
+    int64_t mxfp4_params;   /* gpt_oss: expert weights stored as MXFP4 (17/32 B each) when the model runs frozen */
     /* mixture of experts */
     int64_t experts;           /* 0 = dense */
     int64_t experts_per_tok;   /* top-k */

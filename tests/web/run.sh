@@ -27,7 +27,7 @@ fi
 mkdir -p tests/out/web
 
 status=0
-node --test --test-concurrency=1 tests/web/unit.test.mjs tests/web/wasm.test.mjs tests/web/form.test.mjs tests/web/e2e.test.mjs tests/web/page.test.mjs tests/web/edge.test.mjs tests/web/serve.test.mjs || status=$?
+node --test --test-concurrency=1 tests/web/unit.test.mjs tests/web/hub.test.mjs tests/web/wasm.test.mjs tests/web/form.test.mjs tests/web/e2e.test.mjs tests/web/page.test.mjs tests/web/edge.test.mjs tests/web/serve.test.mjs || status=$?
 if [ "${VP_SKIP_BENCH:-0}" != 1 ]; then
   node tests/web/bench.mjs || echo "tests/web/run.sh: benchmarks could not run (not a test failure)" >&2
 fi

@@ -1,0 +1,88 @@
+/* vision_towers.c: the vision encoders that vision-language families carry (their parameters are
+ * counted in vp_arch.vision_params; what they save for backward is not modelled yet).
+ *
+ * SigLIP (transformers models/siglip/modeling_siglip.py SiglipVisionModel): SiglipVisionEmbeddings =
+ * patch_embedding Conv2d(C, e, p, stride p) with bias + position_embedding Embedding((S/p)², e);
+ * num_hidden_layers × SiglipEncoderLayer = layer_norm1, self_attn q/k/v/out_proj Linear(e, e) with
+ * biases, layer_norm2, mlp fc1 Linear(e, f) + fc2 Linear(f, e) with biases; post_layernorm; and,
+ * when vision_use_head (SiglipVisionConfig default True), SiglipMultiheadAttentionPoolingHead =
+ * probe (1, 1, e) + nn.MultiheadAttention(e) (in_proj 3e·e + 3e, out_proj e·e + e) + layernorm + mlp.
+ * SiglipVisionConfig defaults: hidden 768, intermediate 3072, 12 layers, 3 channels, image 224, patch 16.
+ *
+ * CLIP (models/clip/modeling_clip.py CLIPVisionModel): CLIPVisionEmbeddings = class_embedding (e) +
+ * patch_embedding Conv2d(C, e, p, bias=False) + position_embedding ((S/p)² + 1, e); pre_layrnorm;
+ * CLIPEncoderLayer as SigLIP's; post_layernorm. CLIPVisionConfig defaults: 768, 3072, 12 layers,
+ * 3 channels, image 224, patch 32. */
+#include "family.h"
+
+typedef struct {
+    int64_t hidden, inter, layers, channels, image, patch;
+    int use_head;
+} tower;
+
+static vp_status read_tower(const cJSON *v, const char *vp, tower *t, vp_error *err) {
+    vp_status st;
+    if ((st = vp_json_opt_int(v, vp, "hidden_size", 1, VP_MAXDIM, &t->hidden, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "intermediate_size", 1, VP_MAXDIM, &t->inter, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "num_hidden_layers", 1, VP_MAXLAYERS, &t->layers, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "num_channels", 1, 1024, &t->channels, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "image_size", 1, 65536, &t->image, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "patch_size", 1, 65536, &t->patch, err))) return st;
+    if (t->patch > t->image) {
+        char path[128];
+        vp_path_key(path, sizeof path, vp, "patch_size");
+        return vp_fail(err, VP_ERR_RANGE, path, "%s is larger than image_size", path);
+    }
+    return VP_OK;
+}
+
+/* One pre-norm ViT encoder layer with biases everywhere (SigLIP and CLIP share it). */
+static int64_t encoder_layer(int64_t e, int64_t f) { return 2 * e + 4 * (e * e + e) + 2 * e + (e * f + f) + (f * e + e); }
+
+int64_t vp_siglip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err) {
+    tower t = {768, 3072, 12, 3, 224, 16, 1};
+    if ((*st = read_tower(v, vp, &t, err))) return 0;
+    if ((*st = vp_json_opt_bool(v, vp, "vision_use_head", &t.use_head, err))) return 0;
+    int64_t e = t.hidden, f = t.inter, n = (t.image / t.patch) * (t.image / t.patch);
+    int64_t p = t.channels * t.patch * t.patch * e + e + n * e + t.layers * encoder_layer(e, f) + 2 * e;
+    if (t.use_head) p += e + (3 * e * e + 3 * e) + (e * e + e) + 2 * e + (e * f + f) + (f * e + e);
+    *hidden = e;
+    return p;
+}
+
+int64_t vp_clip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err) {
+    tower t = {768, 3072, 12, 3, 224, 32, 0};
+    if ((*st = read_tower(v, vp, &t, err))) return 0;
+    int64_t e = t.hidden, f = t.inter, n = (t.image / t.patch) * (t.image / t.patch);
+    *hidden = e;
+    return e + t.channels * t.patch * t.patch * e + (n + 1) * e + 2 * e + t.layers * encoder_layer(e, f) + 2 * e;
+}
+
+/* The tower as a ViT for the shared ViT activations (no classifier head, no vocab). */
+vp_status vp_read_vit_tower(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err) {
+    tower t = {768, 3072, 12, 3, 224, siglip ? 16 : 32, 0};
+    vp_status st;
+    if ((st = read_tower(v, vp, &t, err))) return st;
+    int64_t heads = 12;
+    if ((st = vp_json_opt_int(v, vp, "num_attention_heads", 1, 65536, &heads, err))) return st;
+    if (t.hidden % heads) {
+        char path[128];
+        vp_path_key(path, sizeof path, vp, "num_attention_heads");
+        return vp_fail(err, VP_ERR_RANGE, path, "%s must divide hidden_size", path);
+    }
+    a->kind = VP_KIND_VIT;
+    a->hidden = t.hidden;
+    a->inter = t.inter;
+    a->layers = t.layers;
+    a->heads = a->kv_heads = heads;
+    a->head_dim = t.hidden / heads;
+    a->channels = t.channels;
+    a->image_size = t.image;
+    a->patch_size = t.patch;
+    a->qkv_bias = a->o_bias = a->mlp_bias = 1;
+    a->fused_qkv = 1;
+    a->mlp = VP_MLP_GELU;
+    a->norm = VP_NORM_LAYER;
+    a->norms_per_layer = 2;
+    return VP_OK;
+}
