@@ -85,7 +85,7 @@ echo "sanitizer build + tests: $(($(date +%s) - t0)) s"
 # ---- 2. accuracy summary and benchmark (optimized build) ---------------------------------------------
 step "release build in $REL: accuracy and benchmark"
 if cmake -S "$ROOT" -B "$REL" -DCMAKE_BUILD_TYPE=Release >"$REL.configure.log" 2>&1 &&
-    cmake --build "$REL" -j "$JOBS" --target vramplan bench_estimate test_accuracy >"$REL.build.log" 2>&1; then
+    cmake --build "$REL" -j "$JOBS" --target vramplan bench_estimate bench_alloc_sim bench_plan test_accuracy test_serve_calibration >"$REL.build.log" 2>&1; then
     (cd "$REL" && ctest -L '^(accuracy|bench)$' -V 2>&1 | grep -v -e '^UpdateCTestConfiguration' -e '^Parse Config' \
         -e '^ Add coverage' -e '^Test project' -e '^Constructing' -e '^Updating test list' -e '^Checking test dependency' \
         -e '^Test command' -e '^Working Directory' -e '^Environment variables' -e 'Test timeout' -e '^$') ||
