@@ -121,6 +121,7 @@ typedef struct vp_plan {
         int cfg;          /* classifier-free guidance on (default) */
         int offload;      /* VP_DIFF_OFFLOAD_*: none, enable_model_cpu_offload, enable_sequential_cpu_offload */
         int vae_tiling, vae_slicing;
+        int offload_empty_cache; /* accelerate >= 0.34 empties the cache when a hook offloads a component (default) */
     } diff;
 } vp_plan;
 enum { VP_DIFF_OFFLOAD_NONE = 0, VP_DIFF_OFFLOAD_MODEL, VP_DIFF_OFFLOAD_SEQUENTIAL };
