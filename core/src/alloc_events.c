@@ -46,6 +46,8 @@ void vp_ev_free(vp_events *e, int32_t id) {
     if (id >= 0) push(e, 0, id);
 }
 
+void vp_ev_empty_cache(vp_events *e) { push(e, 0, VP_EV_EMPTY_CACHE); }
+
 void vp_tensors_push(vp_tensors *t, vp_events *e, int32_t id) {
     if (id < 0) return;
     if (t->n == t->cap) {

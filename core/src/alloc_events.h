@@ -34,6 +34,9 @@ void vp_events_free(vp_events *e);
 /* Allocate a tensor of `bytes` (nothing when bytes <= 0: returns -1). */
 int32_t vp_ev_alloc(vp_events *e, int64_t bytes);
 void vp_ev_free(vp_events *e, int32_t id);
+/* torch.cuda.empty_cache(): an event of size 0 with this id (the replay frees every cached segment). */
+#define VP_EV_EMPTY_CACHE (-2)
+void vp_ev_empty_cache(vp_events *e);
 
 /* A group of tensors freed together (one block's saved activations, all .grad tensors...). */
 typedef struct {

@@ -3,7 +3,10 @@
  *   "seq" for DiT transformers (diffusion_workload.c turns them into tokens);
  *   "diffusion": {"cfg": classifier-free guidance (default true), "offload": "none" | "model"
  *   (pipe.enable_model_cpu_offload()) | "sequential" (pipe.enable_sequential_cpu_offload()),
- *   "vae_tiling": pipe.vae.enable_tiling(), "vae_slicing": pipe.vae.enable_slicing()}. */
+ *   "vae_tiling": pipe.vae.enable_tiling(), "vae_slicing": pipe.vae.enable_slicing(),
+ *   "offload_empty_cache": under "model", whether the hook that offloads the previous component empties the
+ *   allocator cache (accelerate >= 0.34, hooks.py CpuOffload.pre_forward clear_device_cache(); default true;
+ *   false for accelerate <= 0.33)}. */
 #include "diffusers.h"
 #include "plan.h"
 #include "util.h"
@@ -11,13 +14,14 @@
 static const char *const k_offload[] = {"none", "model", "sequential", NULL};
 
 vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
-    static const char *const dkeys[] = {"cfg", "offload", "vae_tiling", "vae_slicing", NULL};
+    static const char *const dkeys[] = {"cfg", "offload", "vae_tiling", "vae_slicing", "offload_empty_cache", NULL};
     vp_status st;
     const char *p = "workload";
     plan->frames = plan->height = plan->width = 0;
     plan->diff.cfg = 1;
     plan->diff.offload = VP_DIFF_OFFLOAD_NONE;
     plan->diff.vae_tiling = plan->diff.vae_slicing = 0;
+    plan->diff.offload_empty_cache = 1;
     if ((st = vp_json_opt_int(w, p, "frames", 1, 10000, &plan->frames, err))) return st;
     if ((st = vp_json_opt_int(w, p, "height", 8, 16384, &plan->height, err))) return st;
     if ((st = vp_json_opt_int(w, p, "width", 8, 16384, &plan->width, err))) return st;
@@ -40,6 +44,7 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     if ((st = vp_json_opt_enum(d, dp, "offload", k_offload, &plan->diff.offload, err))) return st;
     if ((st = vp_json_opt_bool(d, dp, "vae_tiling", &plan->diff.vae_tiling, err))) return st;
     if ((st = vp_json_opt_bool(d, dp, "vae_slicing", &plan->diff.vae_slicing, err))) return st;
+    if ((st = vp_json_opt_bool(d, dp, "offload_empty_cache", &plan->diff.offload_empty_cache, err))) return st;
     return VP_OK;
 }
 

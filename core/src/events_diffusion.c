@@ -117,7 +117,12 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
             if (!is || cs[i].in->activations == VP_ACT_NONE) continue;
             if (mode == VP_DIFF_OFFLOAD_MODEL && a->dclass) {
                 /* accelerate's hook: the previous component goes back to the CPU when this one's forward starts */
-                if (prev >= 0) vp_tensors_release(&held[prev], e);
+                if (prev >= 0) {
+                    vp_tensors_release(&held[prev], e);
+                    /* accelerate >= 0.34 (hooks.py CpuOffload.pre_forward, PR #2994): clear_device_cache(), i.e.
+                     * torch.cuda.empty_cache(), right after prev_module_hook.offload(); 0.33 kept the segments */
+                    if (plan->diff.offload_empty_cache) vp_ev_empty_cache(e);
+                }
                 weights(&cs[i], e, &held[i]);
                 prev = i;
             } else if (mode == VP_DIFF_OFFLOAD_SEQUENTIAL && a->dclass) {

@@ -27,6 +27,8 @@ static void run(const vp_events *ev, vp_alloc_sim *sim, int64_t *handle, vp_rese
         } else if (x->id >= 0 && x->id < i) {
             vp_alloc_sim_release(sim, handle[x->id]);
             handle[x->id] = -1;
+        } else if (x->id == VP_EV_EMPTY_CACHE) {
+            vp_alloc_sim_empty_cache(sim);
         }
     }
 }

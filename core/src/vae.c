@@ -248,9 +248,73 @@ vp_status vp_vae_parse(const cJSON *c, const char *p, int dclass, vp_arch *a, vp
  * CogVideoX and Wan keep a causal conv cache: the last 2 frames of every 3-D conv's input (conv_cache /
  * feat_cache, CACHE_T = 2) across calls. */
 static double resnet_live(int64_t cin, int64_t cout, int spatial_norm, int pad) {
-    double norm = spatial_norm ? 5.0 * (double)cin : 3.0 * (double)cin;
+    /* CogVideoXSpatialNorm3D.forward (autoencoder_kl_cogvideox.py:190-194 at 58eb52c0): the input f, conv_y(zq),
+     * conv_b(zq), norm_f, the product norm_f * conv_y and the sum new_f are alive together: 6 tensors */
+    double norm = spatial_norm ? 6.0 * (double)cin : 3.0 * (double)cin;
     double conv1 = (2.0 + pad) * (double)cin + (double)cout;
     return norm > conv1 ? norm : conv1;
+}
+
+/* frames at the input of up block j of the CogVideoX decoder for a call of lc latent frames: each of the first
+ * log2(temporal) up blocks ends in a CogVideoXUpsample3D(compress_time=True), which keeps the first frame of an odd
+ * count and doubles the rest (2 -> 4, 3 -> 5 -> 9) */
+static double cog_frames(const vp_arch *a, int64_t lc, int j) {
+    int tu = 0;
+    for (int64_t t = a->d.temporal; t > 1; t /= 2) tu++;
+    int k = j < tu ? j : tu;
+    double m = (double)(1LL << k);
+    return lc > 1 && lc % 2 ? 1.0 + m * (double)(lc - 1) : m * (double)lc;
+}
+
+/* The CogVideoX decoder's conv caches (autoencoder_kl_cogvideox.py at 58eb52c0):
+ *  - every CogVideoXCausalConv3d returns conv_cache = inputs[:, :, -time_kernel_size + 1:].clone() (line 141):
+ *    the last 2 frames of the input of each 3x3x3 conv, but for the kernel-1 conv_y / conv_b of every
+ *    CogVideoXSpatialNorm3D the slice [-0:] is the whole input: a full copy of zq interpolated to that level
+ *    (latent_channels wide, every frame of the call);
+ *  - _decode passes the previous call's dict into the next decoder call and rebinds it only when the call
+ *    returns (lines 1190-1198), so during call 2 the whole cache of call 1 (3 latent frames -> 9 frames) is alive
+ *    beside the caches call 2 has built so far.
+ * The peak is taken inside the first resnet of the last up block, after its norm1's conv_y / conv_b, in the first
+ * call (no old cache) or the second (old cache of the first). Returns the cache bytes at the peak call and sets
+ * *acts to that call's activations. */
+static double cogvideox_caches(const vp_arch *a, int64_t b, int64_t frames, int64_t th, int64_t tw, double elem,
+                               double chans, double *acts) {
+    int n = a->d.levels;
+    int64_t T = a->d.temporal > 0 ? a->d.temporal : 1;
+    int64_t lat = (frames - 1) / T + 1;
+    int64_t calls = lat / 2 > 1 ? lat / 2 : 1;
+    int64_t lc1 = calls == 1 ? lat : 2 + lat % 2, lc2 = 2;
+    double px = (double)b * (double)th * (double)tw, L = (double)a->d.latent_ch;
+    double norms_up = 2.0 * (double)(a->d.layers_per_block + 1);
+    /* kernel-3 caches, 2 frames of each conv input: level i (0 = full resolution) has ch[i] channels and 4^-i of
+     * the pixels; full: every up block; partial: the up blocks below the last one */
+    double k3_full = 0, k3_part = 0;
+    for (int i = 0; i < n; i++) {
+        double v = 2.0 * norms_up * (double)a->d.ch[i] / pow(4.0, (double)i);
+        k3_full += v;
+        if (i > 0) k3_part += v;
+    }
+    k3_full *= px * elem, k3_part *= px * elem;
+    /* kernel-1 caches of a call of lc latent frames: 2 × L × frames × pixels per spatial norm; the mid block's 4
+     * at the latent level, norms_up per up block j at level n-1-j, norm_out at full resolution */
+    double k1_full[2], k1_part[2];
+    int64_t lcs[2] = {lc1, lc2};
+    for (int c = 0; c < 2; c++) {
+        double part = 4.0 * cog_frames(a, lcs[c], 0) / pow(4.0, (double)(n - 1));
+        for (int j = 0; j < n - 1; j++) part += norms_up * cog_frames(a, lcs[c], j) / pow(4.0, (double)(n - 1 - j));
+        double last = cog_frames(a, lcs[c], n - 1);
+        k1_full[c] = 2.0 * L * px * elem * (part + (norms_up + 1.0) * last);
+        k1_part[c] = 2.0 * L * px * elem * (part + last);
+    }
+    double px1 = cog_frames(a, lc1, n - 1), px2 = cog_frames(a, lc2, n - 1);
+    double call1 = chans * px * px1 * elem + k1_part[0] + k3_part;
+    double call2 = calls > 1 ? chans * px * px2 * elem + k1_full[0] + k3_full + k1_part[1] + k3_part : 0;
+    if (call2 > call1) {
+        *acts = chans * px * px2 * elem;
+        return call2 - *acts;
+    }
+    *acts = chans * px * px1 * elem;
+    return call1 - *acts;
 }
 
 static void chunk_shape(const vp_arch *a, int64_t frames, int64_t *lat_chunk, int64_t *px_chunk) {
@@ -293,7 +357,9 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     /* causal conv caches: two frames of every 3-D conv input, summed over the decoder's levels
      * (2·(layers+1) convs per up block, at 4^-k of the pixels k levels below full resolution) */
     double cache = 0;
-    if (a->dclass == VP_DC_VAE_COGVIDEOX || wan) {
+    if (a->dclass == VP_DC_VAE_COGVIDEOX) {
+        cache = cogvideox_caches(a, b, frames, th, tw, elem, chans, &acts);
+    } else if (wan) {
         double per_px = 0;
         for (int i = 0; i < n; i++) {
             int64_t ci = wan ? a->d.ch[i + 1] : a->d.ch[i];
