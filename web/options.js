@@ -112,6 +112,21 @@ export const ZERO_STAGES = [
   { value: '3', label: '3' },
 ];
 
+export const FSDP_VERSIONS = [
+  { value: '2', label: 'FSDP2 (fully_shard)' },
+  { value: '1', label: 'FSDP1 (FullyShardedDataParallel)' },
+];
+
+// dtypes of FSDP's mixed-precision policy and DeepSpeed's grad_accum_dtype; '' = the core's default
+export const MP_DTYPES = [
+  { value: '', label: 'default' },
+  { value: 'fp32', label: 'fp32' },
+  { value: 'bf16', label: 'bf16' },
+  { value: 'fp16', label: 'fp16' },
+  { value: 'fp8', label: 'fp8' },
+];
+export const REDUCE_DTYPES = MP_DTYPES.filter((o) => o.value !== 'fp8');
+
 export const FSDP_STRATEGIES = [
   { value: 'full_shard', label: 'full_shard' },
   { value: 'shard_grad_op', label: 'shard_grad_op' },
@@ -269,6 +284,11 @@ export const DEFAULT_INSTANCE = deepFreeze({
     },
   },
   precision: 'amp_bf16',     // training
+  precision_framework: false, // the plan gave no "precision" and DeepSpeed / Megatron picked its own bf16
+                             // (bf16_master): plan.js leaves "precision" out again while it still holds
+                             // (docs/schema/plan.md "Precision modes")
+  autocast_cache: true,      // torch.autocast(cache_enabled=...); false: Lightning >= 2.6
+  edited_layers: '',         // functional_copy: the last blocks the edit replaces ('' = the core's default, 3)
   infer_precision: 'bf16',   // inference
   quant: 'none',             // frozen base weights of lora / adapter / frozen (qlora uses lora.quant)
   optimizer: 'adamw/foreach',
@@ -331,6 +351,14 @@ export const DEFAULT_STATE = deepFreeze({
     gradient_as_bucket_view: false,
     reduce_bucket_size: '',
     allgather_bucket_size: '',
+    // added within v2 (a link without them reads these defaults, the core's own):
+    fsdp_version: 2,           // 2 = fully_shard (FSDP2), 1 = FullyShardedDataParallel
+    fsdp_param_dtype: '',      // fsdp_mixed_precision.*: '' = the core's default for the precision
+    fsdp_reduce_dtype: '',
+    fsdp_output_dtype: '',
+    fsdp_buffer_dtype: '',
+    sub_group_size: '',        // DeepSpeed ZeRO-3, elements ('' = 1e9)
+    grad_accum_dtype: '',      // DeepSpeed data_types.grad_accum_dtype ('' = the model dtype)
   },
   runtime: {
     pytorch_cuda_alloc_conf: '', // PYTORCH_CUDA_ALLOC_CONF of the job ('' = PyTorch's defaults); added
@@ -346,6 +374,11 @@ export const CHOICES = {
   'hardware.source': ['preset', 'probe'],
   'parallel.framework': FRAMEWORKS.map((o) => o.value),
   'parallel.fsdp': FSDP_STRATEGIES.map((o) => o.value),
+  'parallel.fsdp_param_dtype': MP_DTYPES.map((o) => o.value),
+  'parallel.fsdp_reduce_dtype': REDUCE_DTYPES.map((o) => o.value),
+  'parallel.fsdp_output_dtype': MP_DTYPES.map((o) => o.value),
+  'parallel.fsdp_buffer_dtype': MP_DTYPES.map((o) => o.value),
+  'parallel.grad_accum_dtype': REDUCE_DTYPES.map((o) => o.value),
   'instance.role': ROLES.map((o) => o.value),
   'instance.model.source': ['preset', 'hf', 'custom'],
   'instance.model.custom.mlp': CUSTOM_MLP.map((o) => o.value),
@@ -402,7 +435,14 @@ export const ERROR_FIELDS = [
   ['parallel.microbatches', 'par-microbatches'],
   ['parallel.zero', 'par-zero'],
   ['parallel.framework', 'par-framework'],
+  ['parallel.fsdp_version', 'par-fsdp-version'],
+  ['parallel.fsdp_mixed_precision.reduce_dtype', 'par-fsdp-reduce-dtype'],
+  ['parallel.fsdp_mixed_precision.output_dtype', 'par-fsdp-output-dtype'],
+  ['parallel.fsdp_mixed_precision.buffer_dtype', 'par-fsdp-buffer-dtype'],
+  ['parallel.fsdp_mixed_precision', 'par-fsdp-param-dtype'],
   ['parallel.fsdp', 'par-fsdp'],
+  ['parallel.sub_group_size', 'par-sub-group'],
+  ['parallel.grad_accum_dtype', 'par-grad-accum-dtype'],
   ['parallel.offload_optimizer', 'par-offload-optimizer'],
   ['parallel.offload_params', 'par-offload-params'],
   ['parallel.activation_offload', 'par-activation-offload'],
@@ -436,6 +476,8 @@ export const INSTANCE_ERROR_FIELDS = [
   ['activations', 'activations'],
   ['passes', 'passes'],
   ['logprobs_fp32', 'logprobs'],
+  ['autocast_cache', 'autocast-cache'],
+  ['edited_layers', 'edited-layers'],
   ['placement.stream_to', 'placement-device'],
   ['placement.device', 'placement-device'],
   ['placement', 'placement'],

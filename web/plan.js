@@ -11,7 +11,7 @@
 
 import {
   PLAN_SCHEMA, InputError, hfConfigName, shortName, isObject, instanceNames, sharesTarget,
-  modelTypeOfModel, ownModelIndex, trains, coreActivations,
+  modelTypeOfModel, ownModelIndex, trains, coreActivations, precisionFromFramework,
 } from './setup.js';
 
 export { PLAN_SCHEMA, InputError, hfConfigName, shortName };
@@ -117,7 +117,7 @@ function instanceOf(state, i, names) {
     }
   };
   if (train) {
-    out.precision = inst.precision;
+    if (!precisionFromFramework(state, inst)) out.precision = inst.precision;
     const ft = inst.finetune;
     const learns = trains(inst.role) && ft !== 'frozen';
     if (learns) out.optimizer = optimizerOf(inst.optimizer);
@@ -140,7 +140,9 @@ function instanceOf(state, i, names) {
     if (inst.activations !== coreActivations(inst.role, 'train')) out.activations = inst.activations;
     if (inst.activations === 'keep_graph') out.passes = num(inst.passes);
     if (inst.logprobs_fp32) out.logprobs_fp32 = true;
+    if (inst.autocast_cache === false) out.autocast_cache = false;
   }
+  if (inst.role === 'functional_copy' && !blank(inst.edited_layers)) out.edited_layers = num(inst.edited_layers);
   const pl = placementOf(inst);
   if (pl) out.placement = pl;
   return out;
@@ -185,7 +187,19 @@ function parallelOf(state) {
   // "zero" alone would mean DeepSpeed to the core: name the framework whenever it is set
   if (fw !== 'torch' || (zeroApplies && zero)) out.framework = fw;
   if (zeroApplies && zero) out.zero = zero;
-  if (fw === 'fsdp') out.fsdp = p.fsdp;
+  if (fw === 'fsdp') {
+    out.fsdp = p.fsdp;
+    if (!blank(p.fsdp_version) && String(p.fsdp_version) !== '2') out.fsdp_version = num(p.fsdp_version);
+    const mp = {};
+    for (const k of ['param_dtype', 'reduce_dtype', 'output_dtype', 'buffer_dtype']) {
+      if (p[`fsdp_${k}`]) mp[k] = p[`fsdp_${k}`];
+    }
+    if (Object.keys(mp).length) out.fsdp_mixed_precision = mp;
+  }
+  if (zeroApplies) {
+    if (!blank(p.sub_group_size)) out.sub_group_size = num(p.sub_group_size);
+    if (p.grad_accum_dtype) out.grad_accum_dtype = p.grad_accum_dtype;
+  }
   for (const k of ['offload_optimizer', 'offload_params', 'activation_offload', 'distributed_optimizer',
     'selective_recompute', 'gradient_as_bucket_view']) {
     if (p[k]) out[k] = true;

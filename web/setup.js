@@ -159,6 +159,7 @@ export function setRole(inst, role) {
   inst.finetune = d.finetune;
   inst.activations = d.activations;
   inst.precision = d.precision;
+  inst.precision_framework = false;
   inst.logprobs_fp32 = d.logprobs_fp32;
   if (d.finetune === 'frozen' || d.finetune === 'full') inst.quant = 'none';
   return inst;
@@ -264,6 +265,17 @@ const MASTER_FRAMEWORKS = ['deepspeed', 'megatron'];
 const FRAMEWORK_NAMES = { torch: 'PyTorch DDP', deepspeed: 'DeepSpeed', fsdp: 'FSDP', megatron: 'Megatron-LM' };
 
 /**
+ * Whether an instance's precision is the one its framework picks when the plan gives none, and
+ * came that way (a plan without "precision" under DeepSpeed / Megatron): the plan then leaves
+ * "precision" out, as the file did, so the core says which mode it took. Same conditions as
+ * core/src/plan_parallel_precision.c vp_plan_framework_precision.
+ */
+export function precisionFromFramework(state, inst) {
+  return !!inst.precision_framework && state.workload.mode === 'train' && inst.precision === 'bf16_master'
+    && MASTER_FRAMEWORKS.includes(state.parallel.framework) && inst.placement === 'sharded' && inst.activations === 'train';
+}
+
+/**
  * Switches the parallel framework. The models it trains that use the other side's bf16 default
  * get this framework's own: amp_bf16 → bf16_master for DeepSpeed / Megatron, and back for
  * PyTorch DDP / FSDP. A precision the person picked otherwise is left alone. Returns the
@@ -321,10 +333,13 @@ export function migrateV1(v1) {
 // ---- plan file → setup -------------------------------------------------------------------------
 
 const INSTANCE_KEYS = ['name', 'role', 'model', 'precision', 'quant', 'double_quant', 'finetune', 'optimizer',
-  'grad_ckpt', 'attn', 'activations', 'passes', 'placement', 'shares_weights_with', 'logprobs_fp32'];
+  'grad_ckpt', 'attn', 'activations', 'passes', 'placement', 'shares_weights_with', 'logprobs_fp32',
+  'autocast_cache', 'edited_layers'];
 const PARALLEL_KEYS = ['dp', 'tp', 'pp', 'vpp', 'ep', 'sp', 'microbatches', 'zero', 'framework', 'fsdp',
   'offload_optimizer', 'offload_params', 'activation_offload', 'distributed_optimizer', 'selective_recompute',
-  'gradient_as_bucket_view', 'reduce_bucket_size', 'allgather_bucket_size'];
+  'gradient_as_bucket_view', 'reduce_bucket_size', 'allgather_bucket_size', 'sub_group_size', 'grad_accum_dtype',
+  'fsdp_version', 'fsdp_mixed_precision'];
+const MP_KEYS = ['param_dtype', 'reduce_dtype', 'output_dtype', 'buffer_dtype'];
 const BOOL_PARALLEL = ['sp', 'offload_optimizer', 'offload_params', 'activation_offload', 'distributed_optimizer',
   'selective_recompute', 'gradient_as_bucket_view'];
 const OPT_NAMES = ['adamw', 'adam', 'sgd', 'sgd_momentum', 'adafactor', 'lion', 'adamw_8bit', 'paged_adamw', 'paged_adamw_8bit'];
@@ -440,7 +455,8 @@ export function planToState(plan, presetType = () => '') {
 
     const rd = O.ROLE_DEFAULTS[inst.role];
     if (train) {
-      inst.precision = str(x.precision, `${p}.precision`, O.CHOICES['instance.precision'], 'amp_bf16');
+      // null is "not given" to the core (a framework may then pick its own: see "parallel" below)
+      inst.precision = str(x.precision ?? undefined, `${p}.precision`, O.CHOICES['instance.precision'], 'amp_bf16');
     } else {
       inst.precision = rd.precision;
       const prec = str(x.precision, `${p}.precision`, values(O.PRECISIONS), 'bf16');
@@ -508,6 +524,12 @@ export function planToState(plan, presetType = () => '') {
     inst.passes = numb(x.passes, `${p}.passes`, 1);
     inst.logprobs_fp32 = bool(x.logprobs_fp32, `${p}.logprobs_fp32`, false);
     if (!train && inst.logprobs_fp32) dropped.push(`${p}.logprobs_fp32`);
+    inst.autocast_cache = bool(x.autocast_cache ?? undefined, `${p}.autocast_cache`, true);
+    if (!train && !inst.autocast_cache) dropped.push(`${p}.autocast_cache`);
+    // the core: edited_layers belongs to functional_copy (0 elsewhere is accepted and means nothing)
+    const edited = numb(x.edited_layers ?? undefined, `${p}.edited_layers`, '');
+    if (inst.role === 'functional_copy') inst.edited_layers = edited;
+    else if (edited !== '' && edited !== 0) invalid.push(`${p}.edited_layers`);
 
     const pl = obj(x.placement, `${p}.placement`);
     only(pl, `${p}.placement`, ['device', 'pinned', 'sharded', 'stream_to']);
@@ -589,6 +611,40 @@ export function planToState(plan, presetType = () => '') {
   sp.fsdp = str(par.fsdp, 'parallel.fsdp', O.CHOICES['parallel.fsdp'], 'full_shard');
   if (sp.zero && sp.framework !== 'torch' && sp.framework !== 'deepspeed') invalid.push('parallel.zero');
   if (sp.framework !== 'fsdp' && sp.fsdp !== 'full_shard') dropped.push('parallel.fsdp');
+  // precision fields of "parallel" (core/src/plan_parallel_precision.c); null is "not given"
+  const fsdpOnly = (k) => { if (par[k] !== undefined && par[k] !== null && sp.framework !== 'fsdp') dropped.push(`parallel.${k}`); };
+  sp.fsdp_version = numb(par.fsdp_version ?? undefined, 'parallel.fsdp_version', 2);
+  if (sp.fsdp_version !== 1 && sp.fsdp_version !== 2) {
+    invalid.push('parallel.fsdp_version');
+    sp.fsdp_version = 2;
+  }
+  fsdpOnly('fsdp_version');
+  const mp = obj(par.fsdp_mixed_precision ?? undefined, 'parallel.fsdp_mixed_precision');
+  only(mp, 'parallel.fsdp_mixed_precision', MP_KEYS);
+  for (const k of MP_KEYS) {
+    sp[`fsdp_${k}`] = str(mp[k] ?? undefined, `parallel.fsdp_mixed_precision.${k}`,
+      O.CHOICES[`parallel.fsdp_${k}`], '');
+  }
+  fsdpOnly('fsdp_mixed_precision');
+  const zeroOnly = (k) => {
+    if (par[k] !== undefined && par[k] !== null && sp.framework !== 'torch' && sp.framework !== 'deepspeed') dropped.push(`parallel.${k}`);
+  };
+  sp.sub_group_size = numb(par.sub_group_size ?? undefined, 'parallel.sub_group_size', '');
+  zeroOnly('sub_group_size');
+  sp.grad_accum_dtype = str(par.grad_accum_dtype ?? undefined, 'parallel.grad_accum_dtype', O.CHOICES['parallel.grad_accum_dtype'], '');
+  zeroOnly('grad_accum_dtype');
+
+  // the core (plan_parallel_precision.c vp_plan_framework_precision): under DeepSpeed or Megatron a
+  // sharded, trained instance that gives no "precision" trains in the framework's own bf16 mode
+  if (train && MASTER_FRAMEWORKS.includes(sp.framework)) {
+    s.instances.forEach((inst, i) => {
+      const x = plan.instances[i];
+      if (!isObject(x) || (x.precision !== undefined && x.precision !== null)) return;
+      if (inst.placement !== 'sharded' || inst.activations !== 'train') return;
+      inst.precision = 'bf16_master';
+      inst.precision_framework = true;
+    });
+  }
 
   // runtime
   const rt = obj(plan.runtime, 'runtime');

@@ -60,6 +60,32 @@ test('every example plan survives the form byte for byte', (t) => {
   t.diagnostic(`${examples.length} examples`);
 });
 
+test('precision fields (FSDP policy, ZeRO-3, autocast cache, framework bf16) survive the form byte for byte', () => {
+  const base = { schema: 'vramplan/plan@1', workload: { mode: 'train', batch: 1, seq: 2048 }, hardware: { gpu: 'h100-sxm-80gb', count: 8 } };
+  const llama = { preset: 'llama-3.2-1b' };
+  const plans = [
+    { ...base, instances: [{ name: 'policy', model: llama, precision: 'amp_bf16', autocast_cache: false },
+      { name: 'edit', role: 'functional_copy', model: llama, edited_layers: 2 }],
+    parallel: { dp: 8, fsdp: 'full_shard', fsdp_version: 1,
+      fsdp_mixed_precision: { param_dtype: 'bf16', reduce_dtype: 'fp32', output_dtype: null, buffer_dtype: 'bf16' } } },
+    { ...base, instances: [{ name: 'policy', model: llama, precision: 'amp_bf16' }],
+      parallel: { dp: 8, fsdp: 'full_shard', fsdp_mixed_precision: { param_dtype: 'fp32' } } },
+    // no precision under DeepSpeed / Megatron: the framework's bf16 mode, and its warning line
+    { ...base, instances: [{ name: 'a', model: llama }, { name: 'b', model: llama, precision: null }],
+      parallel: { dp: 8, zero: 3, sub_group_size: 100000000, grad_accum_dtype: 'fp32' } },
+    { ...base, instances: [{ name: 'a', model: llama }, { name: 'b', model: llama, precision: 'amp_bf16' }], parallel: { dp: 8, zero: 3 } },
+    { ...base, instances: [{ model: llama }], parallel: { tp: 8, framework: 'megatron' } },
+  ];
+  for (const [i, p] of plans.entries()) {
+    const { state, dropped, invalid } = planToState(p, presetType);
+    assert.deepEqual([invalid, dropped], [[], []], `plan ${i}`);
+    const text = JSON.stringify(p);
+    const est = JSON.parse(core.estimate(text));
+    assert.ok(!est.error, `plan ${i}: ${JSON.stringify(est.error)}`);
+    assert.equal(core.estimate(JSON.stringify(buildPlan(state, { presetType }))), core.estimate(text), `plan ${i}`);
+  }
+});
+
 test('"Apply" on each suggestion gives the estimate the core quoted for it', (t) => {
   let n = 0;
   const seen = new Set();

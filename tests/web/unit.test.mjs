@@ -423,3 +423,73 @@ test('the allocator setting (runtime.pytorch_cuda_alloc_conf) goes plan → form
   assert.equal(state.runtime.pytorch_cuda_alloc_conf, 'expandable_segments:True');
   assert.deepEqual(S.planToState({ ...plan, runtime: { turbo: 1 } }, presetType).invalid, ['runtime.turbo']);
 });
+
+test('no "precision" under DeepSpeed / Megatron: the form holds bf16_master and leaves it out again', () => {
+  const plan = {
+    schema: 'vramplan/plan@1', workload: { mode: 'train', batch: 1, seq: 2048 },
+    instances: [{ name: 'policy', model: { preset: 'llama-3.2-1b' } },
+      { name: 'own', model: { preset: 'llama-3.2-1b' }, precision: 'bf16_master' },
+      { name: 'one-gpu', model: { preset: 'llama-3.2-1b' }, placement: { device: 0 } }],
+    hardware: { gpu: 'h100-sxm-80gb', count: 8 }, parallel: { dp: 8, zero: 3 },
+  };
+  const { state, invalid, dropped } = S.planToState(plan, presetType);
+  assert.deepEqual([invalid, dropped], [[], []]);
+  // the core (plan_parallel_precision.c): only a sharded, trained instance without "precision"
+  assert.deepEqual(state.instances.map((x) => [x.precision, x.precision_framework]),
+    [['bf16_master', true], ['bf16_master', false], ['amp_bf16', false]]);
+  let out = buildPlan(state).instances;
+  assert.deepEqual(out.map((x) => x.precision), [undefined, 'bf16_master', 'amp_bf16'], 'as the file gave it');
+  // moved to FSDP and back: written out while it is not the framework's default
+  S.switchFramework(state, 'fsdp');
+  assert.equal(buildPlan(state).instances[0].precision, 'amp_bf16');
+  S.switchFramework(state, 'deepspeed');
+  assert.equal(buildPlan(state).instances[0].precision, undefined);
+  // suggestions keep it (the core edits the plan it resolved: still bf16_master)
+  const r = S.applySuggestion(state, { id: 'offload_optimizer' }, { presetType, gpuCount: 8 });
+  out = buildPlan(r.state);
+  assert.equal(out.instances[0].precision, undefined);
+  assert.equal(out.parallel.offload_optimizer, true);
+  // under PyTorch DDP no framework default applies: amp_bf16, written
+  const ddp = S.planToState({ ...plan, parallel: { dp: 8 } }, presetType).state;
+  assert.deepEqual(ddp.instances.map((x) => x.precision_framework), [false, false, false]);
+  assert.equal(buildPlan(ddp).instances[0].precision, 'amp_bf16');
+  // a role change picks the role's precision: the person's from then on
+  S.setRole(state.instances[0], 'critic');
+  assert.equal(state.instances[0].precision_framework, false);
+});
+
+test('FSDP version and mixed precision, ZeRO-3 sub-groups, autocast cache, edited blocks: plan → form → plan', () => {
+  const base = { schema: 'vramplan/plan@1', workload: { mode: 'train', batch: 1, seq: 2048 }, hardware: { gpu: 'h100-sxm-80gb', count: 8 } };
+  const fsdp = {
+    ...base,
+    instances: [{ name: 'policy', model: { preset: 'llama-3.2-1b' }, precision: 'amp_bf16', autocast_cache: false },
+      { name: 'edit', role: 'functional_copy', model: { preset: 'llama-3.2-1b' }, edited_layers: 2 }],
+    parallel: { dp: 8, fsdp: 'full_shard', fsdp_version: 1,
+      fsdp_mixed_precision: { param_dtype: 'bf16', reduce_dtype: 'fp32', output_dtype: null, buffer_dtype: 'bf16' } },
+  };
+  const a = S.planToState(fsdp, presetType);
+  assert.deepEqual([a.invalid, a.dropped], [[], []]);
+  const p = a.state.parallel;
+  assert.deepEqual([p.framework, p.fsdp_version, p.fsdp_param_dtype, p.fsdp_reduce_dtype, p.fsdp_output_dtype, p.fsdp_buffer_dtype],
+    ['fsdp', 1, 'bf16', 'fp32', '', 'bf16']);
+  const back = buildPlan(a.state);
+  assert.deepEqual(back.parallel, { dp: 8, framework: 'fsdp', fsdp: 'full_shard', fsdp_version: 1,
+    fsdp_mixed_precision: { param_dtype: 'bf16', reduce_dtype: 'fp32', buffer_dtype: 'bf16' } });
+  assert.equal(back.instances[0].autocast_cache, false);
+  assert.equal(back.instances[1].edited_layers, 2);
+  assert.equal(back.instances[0].edited_layers, undefined);
+  // the defaults (FSDP2, no policy given) are left out
+  const dflt = S.planToState({ ...fsdp, parallel: { dp: 8, fsdp: 'full_shard', fsdp_version: 2 } }, presetType).state;
+  assert.deepEqual(buildPlan(dflt).parallel, { dp: 8, framework: 'fsdp', fsdp: 'full_shard' });
+  // ZeRO-3
+  const z = S.planToState({ ...base, instances: [{ model: { preset: 'llama-3.2-1b' } }],
+    parallel: { dp: 8, zero: 3, sub_group_size: 100000000, grad_accum_dtype: 'fp32' } }, presetType);
+  assert.deepEqual([z.invalid, z.dropped], [[], []]);
+  assert.deepEqual(buildPlan(z.state).parallel, { dp: 8, framework: 'deepspeed', zero: 3, sub_group_size: 100000000, grad_accum_dtype: 'fp32' });
+  // what the form cannot hold is named
+  const bad = S.planToState({ ...base, instances: [{ model: { preset: 'llama-3.2-1b' }, edited_layers: 2, autocast_cache: 'no' }],
+    parallel: { fsdp: 'full_shard', fsdp_version: 3, fsdp_mixed_precision: { param_dtype: 'int4', turbo: true }, grad_accum_dtype: 'fp8' } }, presetType);
+  assert.deepEqual(bad.invalid.sort(), ['instances[0].autocast_cache', 'instances[0].edited_layers', 'parallel.fsdp_mixed_precision.param_dtype',
+    'parallel.fsdp_mixed_precision.turbo', 'parallel.fsdp_version', 'parallel.grad_accum_dtype']);
+  assert.deepEqual(bad.dropped, ['parallel.grad_accum_dtype'], 'a ZeRO field under FSDP');
+});

@@ -74,6 +74,8 @@ export function read(x) {
   x.activations = $('activations').value;
   x.passes = numVal($('passes'));
   x.logprobs_fp32 = $('logprobs').checked;
+  x.autocast_cache = $('autocast-cache').checked;
+  x.edited_layers = numVal($('edited-layers'));
   x.placement = $('placement').value;
   if ($('placement-device').value !== '') x.device = Number($('placement-device').value);
   x.pinned = $('pinned').checked;
@@ -85,6 +87,8 @@ export function write(x) {
   $('activations').value = x.activations;
   $('passes').value = String(x.passes);
   $('logprobs').checked = !!x.logprobs_fp32;
+  $('autocast-cache').checked = x.autocast_cache !== false;
+  $('edited-layers').value = String(x.edited_layers ?? '');
   $('placement').value = x.placement;
   $('pinned').checked = !!x.pinned;
   fillPlacementDevices();
@@ -105,6 +109,7 @@ export function showVals(x) {
     ckpt: x.activations === 'train' || x.activations === 'keep_graph' || x.grad_ckpt ? 'yes' : 'no',
     activations: x.activations,
     placement: x.placement,
+    role: x.role,
   };
 }
 

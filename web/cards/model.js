@@ -79,6 +79,8 @@ export function read(x) {
     const k = el.dataset.custom;
     x.model.custom[k] = el.type === 'checkbox' ? el.checked : el.type === 'number' ? numVal(el) : el.value;
   }
+  // a precision picked here is the person's own, no longer the framework's default
+  if ($('precision').value !== x.precision) x.precision_framework = false;
   x.precision = $('precision').value;
   x.infer_precision = $('infer-precision').value;
   x.optimizer = $('optimizer').value;

@@ -10,6 +10,10 @@ export function build() {
   fillSelect($('par-framework'), O.FRAMEWORKS);
   fillSelect($('par-zero'), O.ZERO_STAGES);
   fillSelect($('par-fsdp'), O.FSDP_STRATEGIES);
+  fillSelect($('par-fsdp-version'), O.FSDP_VERSIONS);
+  for (const id of ['par-fsdp-param-dtype', 'par-fsdp-output-dtype', 'par-fsdp-buffer-dtype']) fillSelect($(id), O.MP_DTYPES);
+  fillSelect($('par-fsdp-reduce-dtype'), O.REDUCE_DTYPES);
+  fillSelect($('par-grad-accum-dtype'), O.REDUCE_DTYPES);
 }
 
 export function showVals(s) {
