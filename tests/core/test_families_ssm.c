@@ -114,16 +114,16 @@ static void ssm_training_runs(void **s) {
 static void hostile_ssm_configs(void **s) {
     (void)s;
     const char *msg = t_expect_error(t_plan1(COUNT_WL, t_hf_instance("{\"model_type\":\"mamba2\",\"n_groups\":-1}", "")),
-                                     VP_ERR_RANGE, NULL);
+                                     VP_ERR_RANGE, "instances[0].model.hf_config.n_groups");
     assert_non_null(strstr(msg, "n_groups"));
     msg = t_expect_error(t_plan1(COUNT_WL, t_hf_instance("{\"model_type\":\"mamba2\",\"expand\":1e300}", "")), VP_ERR_RANGE,
-                         NULL);
+                         "instances[0].model.hf_config.expand");
     assert_non_null(strstr(msg, "expand"));
     msg = t_expect_error(t_plan1(COUNT_WL, t_hf_instance("{\"model_type\":\"jamba\",\"num_experts\":2,\"num_experts_per_tok\":3}", "")),
-                         VP_ERR_RANGE, NULL);
+                         VP_ERR_RANGE, "instances[0].model.hf_config.num_experts_per_tok");
     assert_non_null(strstr(msg, "num_experts_per_tok"));
     msg = t_expect_error(t_plan1(COUNT_WL, t_hf_instance("{\"model_type\":\"jamba\",\"hidden_size\":100,\"num_attention_heads\":3,\"num_key_value_heads\":1}", "")),
-                         VP_ERR_RANGE, NULL);
+                         VP_ERR_RANGE, "instances[0].model.hf_config.num_attention_heads");
     assert_non_null(strstr(msg, "num_attention_heads"));
 }
 
