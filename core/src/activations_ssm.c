@@ -21,15 +21,20 @@ void vp_acts_ssm(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     double I = (double)a->ssm_inner, N = (double)a->ssm_state;
     double in_b = dt.full ? (dt.amp ? 2.0 * h : adt * h) : 0.0; /* in_proj input, when its weight trains */
     double norm = vp_norm_saved(res, h, dt.full, VP_NORM_RMS);
-    if (a->ssm == 2) {
-        double G = (double)a->ssm_groups, H = (double)a->ssm_heads;
-        double zx = adt * (2.0 * I + 2.0 * G * N + H);
-        r->layer = norm + in_b + zx + adt * I + 4.0 * G;
+    double R = (double)a->ssm_dt_rank;
+    /* the mixer's saved tensors per token (header comment) */
+    double mixer = a->ssm == 2 ? adt * (2.0 * I + 2.0 * (double)a->ssm_groups * N + (double)a->ssm_heads) + adt * I +
+                                     4.0 * (double)a->ssm_groups
+                               : adt * (2.0 * I + I + 2.0 * (R + 2.0 * N) + I + I);
+    double wide = a->ssm == 2 ? adt * (2.0 * I + 2.0 * (double)a->ssm_groups * N + (double)a->ssm_heads) : adt * 2.0 * I;
+    if (a->ssm_layers >= a->layers) {
+        /* mamba, mamba2: every block is norm + mixer, no MLP, no attention */
+        r->layer = norm + in_b + mixer;
         r->layer_repl = norm + in_b;
         r->ckpt_layer = res * h;
         r->outside = vp_norm_saved(res, h, dt.full, VP_NORM_RMS) + (dt.full ? (dt.amp ? 2.0 * h : adt * h) : 0.0);
-        r->fwd_temp = zx;                     /* the conv/scan outputs inside the fused kernel */
-        r->bwd_temp = zx + 2.0 * res * h;     /* d(zxbcdt) + gradients of the hidden state */
+        r->fwd_temp = wide;                   /* the in_proj output's conv/scan products inside the kernels */
+        r->bwd_temp = wide + 2.0 * res * h;   /* its gradient + gradients of the hidden state */
         r->attn_kernel = "none";
         r->tokens = plan->batch * plan->seq;
         r->layers = a->layers;
@@ -39,10 +44,8 @@ void vp_acts_ssm(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         double qd = (double)(a->heads * a->head_dim), kvd = (double)(a->kv_heads * a->head_dim);
         /* the attention core (flash / mem-efficient saves: q, k, v, out, fp32 logsumexp) + its input */
         double attn = adt * (2.0 * qd + 2.0 * kvd) + 4.0 * (double)a->heads + in_b;
-        double R = (double)a->ssm_dt_rank;
-        double mixer = in_b + adt * (2.0 * I + I + 2.0 * (R + 2.0 * N) + I + I);
         double base = r->layer - r->layer_attn_s;
-        r->layer = base + (nm * (mixer - attn)) / L + r->layer_attn_s * na / L;
+        r->layer = base + (nm * (in_b + mixer - attn)) / L + r->layer_attn_s * na / L;
         r->layer_attn_s *= na / L;
         r->kv_total *= na / L;
         r->kv_extra *= na / L;

@@ -127,11 +127,41 @@ static void hostile_ssm_configs(void **s) {
     assert_non_null(strstr(msg, "num_attention_heads"));
 }
 
+/* ---- Mamba (v1) ------------------------------------------------------------------------------- */
+/* mamba-130m-hf: h 768, L 24, I 1536, N 16, R 48, K 4, v 50280, tied.
+ *   in_proj 768·3072 = 2,359,296; conv1d 1536·4 + 1536 = 7,680; x_proj 1536·(48 + 32) = 122,880;
+ *   dt_proj 48·1536 + 1536 = 75,264; A_log 1536·16 = 24,576; D 1,536; out_proj 1536·768 = 1,179,648;
+ *   block norm 768 -> 3,771,648 × 24 = 90,519,552; embeddings 50280·768 = 38,615,040; norm_f 768
+ *   -> 129,135,360 = the fp32 model.safetensors of state-spaces/mamba-130m-hf, 516,541,440 B ÷ 4
+ *   (242 tensors; quoted with this count by several independent harnesses that load the checkpoint).
+ * mamba-2.8b-hf (h 2560, L 64, R 160, same v): mixer 41,241,600 + norm 2,560 -> 41,244,160 × 64
+ *   = 2,639,626,240 + 50280·2560 = 128,716,800 + 2,560 -> 2,768,345,600 (the same harness's table of
+ *   checkpoint sizes, "mamba-2_8b-hf"="2768345600"). */
+static void mamba_v1_counts(void **s) {
+    (void)s;
+    assert_u64_equal(count("mamba-130m-hf.json", "mamba"), 129135360ULL);
+    const char *big = "{\"model_type\":\"mamba\",\"hidden_size\":2560,\"num_hidden_layers\":64,\"vocab_size\":50280,"
+                      "\"state_size\":16,\"expand\":2,\"conv_kernel\":4,\"time_step_rank\":\"auto\"}";
+    const vp_estimate *e = t_estimate(t_plan1(COUNT_WL, t_hf_instance(big, "")));
+    assert_u64_equal(e->instances[0].params_total, 2768345600ULL);
+}
+
+/* MambaCache, bf16: per layer conv (b, 1536, 4) = 6,144 + ssm (b, 1536, 16) = 24,576 -> 30,720 elements
+ * × 2 B = 61,440 B × 24 layers = 1,474,560 B per sequence; batch 4 -> 5,898,240 B; no KV cache. */
+static void mamba_v1_state(void **s) {
+    (void)s;
+    const vp_estimate *e = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":4,\"seq\":2048,\"new_tokens\":16}",
+                                              t_hf_instance(config("mamba-130m-hf.json"), "")));
+    assert_u64_equal(t_component(e, 0, "ssm_state", NULL), 5898240ULL);
+    assert_u64_equal(t_component(e, 0, "kv_cache", NULL), 0ULL);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mamba2_codestral_7b), cmocka_unit_test(mamba2_state_not_kv), cmocka_unit_test(jamba_15_mini),
         cmocka_unit_test(jamba_kv_and_state),  cmocka_unit_test(ssm_training_runs),   cmocka_unit_test(hostile_ssm_configs),
+        cmocka_unit_test(mamba_v1_counts),     cmocka_unit_test(mamba_v1_state),
     };
     return T_RUN("families_ssm", tests, argc, argv);
 }

@@ -55,6 +55,7 @@ static const vp_family k_families[] = {
     {"deepseek_v3", vp_read_deepseek_v3, vp_count_deepseek},
     {"mamba2", vp_read_mamba2, vp_count_mamba2},
     {"jamba", vp_read_jamba, vp_count_jamba},
+    {"mamba", vp_read_mamba, vp_count_mamba},
 };
 
 #define N_FAMILIES ((int)(sizeof k_families / sizeof k_families[0]))
