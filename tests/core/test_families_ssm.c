@@ -156,12 +156,23 @@ static void mamba_v1_state(void **s) {
     assert_u64_equal(t_component(e, 0, "kv_cache", NULL), 0ULL);
 }
 
+/* Serving engines' Mamba caches are not modelled: serve mode refuses instead of counting K,V everywhere. */
+static void ssm_serve_refused(void **s) {
+    (void)s;
+    const char *m = t_fmt("{\"model\":{\"hf_config\":%s}}", config("mamba-codestral-7b-v0.1.json"));
+    const char *msg = t_expect_error(t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"serve\",\"engine\":\"vllm\"},"
+                                           "\"instances\":[%s]}", m),
+                                     VP_ERR_UNSUPPORTED, "instances[0].model.hf_config");
+    assert_non_null(strstr(msg, "mamba2"));
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mamba2_codestral_7b), cmocka_unit_test(mamba2_state_not_kv), cmocka_unit_test(jamba_15_mini),
         cmocka_unit_test(jamba_kv_and_state),  cmocka_unit_test(ssm_training_runs),   cmocka_unit_test(hostile_ssm_configs),
         cmocka_unit_test(mamba_v1_counts),     cmocka_unit_test(mamba_v1_state),
+        cmocka_unit_test(ssm_serve_refused),
     };
     return T_RUN("families_ssm", tests, argc, argv);
 }
