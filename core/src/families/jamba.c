@@ -12,6 +12,8 @@
  *   dt_layernorm RMSNorm(R), b_layernorm RMSNorm(N), c_layernorm RMSNorm(N) (Jamba only).
  * Generation: HybridMambaAttentionDynamicCache keeps K,V for the attention layers only, and for each
  * mamba layer conv_states (b, I, K) and ssm_states (b, I, N) (ssm_state.c).
+ * (JambaMambaMixer.__init__ read at transformers commit 008f5c8c, the stored copy; the module list is the
+ * one transformers 5.x keeps.)
  * Jamba-v0.1 / AI21-Jamba-1.5-Mini: 51,570,323,328 parameters (tests/core/test_families_ssm.c). */
 #include <math.h>
 #include <string.h>

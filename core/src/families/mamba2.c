@@ -1,7 +1,7 @@
 /* mamba2.c: Mamba-2 (transformers models/mamba2/modeling_mamba2.py, configuration_mamba2.py).
  * Mamba2Block = RMSNorm(h) + Mamba2Mixer; Mamba2Model: embeddings (v, h), layers, norm_f RMSNorm(h);
  * Mamba2ForCausalLM lm_head Linear(h, v, bias=False), tied when tie_word_embeddings.
- * Mamba2Mixer.__init__ (modeling_mamba2.py, class Mamba2Mixer):
+ * Mamba2Mixer.__init__ (modeling_mamba2.py at transformers commit 020a37d2, 5.x):
  *   intermediate_size I = int(expand · hidden_size); conv_dim = I + 2·n_groups·state_size
  *   conv1d = Conv1d(conv_dim, conv_dim, kernel conv_kernel, groups=conv_dim, bias=use_conv_bias)
  *     -> conv_dim·K weights (+ conv_dim bias)
