@@ -11,4 +11,7 @@ int64_t vp_kv_layers(const vp_arch *a);
  * `elem` bytes per element; 0 for a model without Mamba layers. */
 double vp_ssm_state_bytes_per_seq(const vp_arch *a, int elem);
 
+/* One Mamba mixer's temporaries per prompt token during a no_grad prefill, at adt bytes per element. */
+double vp_ssm_prefill_temp_per_token(const vp_arch *a, double adt);
+
 #endif

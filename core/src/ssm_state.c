@@ -24,3 +24,18 @@ double vp_ssm_state_bytes_per_seq(const vp_arch *a, int elem) {
     }
     return (conv + ssm) * (double)elem * (double)a->ssm_layers;
 }
+
+/* One Mamba mixer's temporaries per prompt token in a no_grad prefill (rough: the tensors alive at
+ * once in cuda_kernels_forward, not measured). Mamba2: in_proj output zxbcdt (2I + 2GN + H), the
+ * causal_conv1d output (conv_dim), the chunked-scan output (I) and the gated RMSNorm's fp32 copy (4 B · I).
+ * Mamba v1: in_proj output (2I), conv output (I), x_proj output (R + 2N) and its normed copy (Jamba),
+ * dt_proj output (I), the scan output (I). */
+double vp_ssm_prefill_temp_per_token(const vp_arch *a, double adt) {
+    double I = (double)a->ssm_inner, N = (double)a->ssm_state;
+    if (a->ssm == 2) {
+        double conv_dim = I + 2.0 * (double)a->ssm_groups * N;
+        return adt * (I + conv_dim + (double)a->ssm_heads) + adt * conv_dim + adt * I + 4.0 * I;
+    }
+    if (a->ssm == 1) return adt * (2.0 * I + I + 2.0 * ((double)a->ssm_dt_rank + 2.0 * N) + I + I);
+    return 0.0;
+}

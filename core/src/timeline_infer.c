@@ -61,16 +61,21 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
                       "%.0f sequences × %lld Mamba layers × (conv state + SSM state) × %d B, fixed size", b,
                       (long long)a->ssm_layers, vp_dtype_bytes(plan->kv_dtype));
         double per_tok = 3.0 * adt * f / tp + 3.0 * adt * h;
+        double mixer_tok = vp_ssm_prefill_temp_per_token(a, adt) / tp + 3.0 * adt * h; /* Mamba blocks (ssm_state.c) */
+        int mixer_wins = a->ssm && (a->ssm_layers >= a->layers || mixer_tok > per_tok); /* mamba, mamba2: no MLP */
+        if (mixer_wins) per_tok = mixer_tok;
         vp_moment_add(p, &c->owner, "inference_temp", "Prefill temporaries", (int64_t)(T * per_tok),
-                      "one block at a time: %s tokens × %.0f B (MLP act, up, product + hidden states)", tok, per_tok);
+                      mixer_wins ? "one block at a time: %s tokens × %.0f B (Mamba mixer in_proj, conv, scan outputs + hidden states)"
+                                 : "one block at a time: %s tokens × %.0f B (MLP act, up, product + hidden states)",
+                      tok, per_tok);
         /* LlamaModel.forward keeps `inputs_embeds = self.embed_tokens(input_ids)` in a local variable
          * until it returns, and the rotary cos, sin (b, s, head_dim) in the model dtype serve every
          * block (H100 trace l1b-infer-b8p1024n256, run1: the embedding output, event 297, is freed only
          * at the end of the prefill forward, event 2366; cos and sin, events 324-325, likewise) */
         int dec = a->kind == VP_KIND_DECODER;
         int64_t embeds = dec ? (int64_t)(T * adt * h) : 0;
-        int attends = dec && a->ssm != 2; /* mamba2 has no attention: no RoPE, no mask */
-        int64_t rope = attends ? (int64_t)(2.0 * T * (double)a->head_dim * adt) : 0;
+        int attends = dec && a->ssm_layers < a->layers; /* mamba, mamba2: no attention, no mask */
+        int64_t rope = dec && !a->ssm ? (int64_t)(2.0 * T * (double)a->head_dim * adt) : 0; /* no RoPE in Mamba or Jamba */
         vp_moment_add(p, &c->owner, "prefill_inputs", "Prompt embeddings + RoPE cos/sin", embeds + rope,
                       "inputs_embeds %s tokens × %lld × %.0f B, alive through the prefill forward, + cos, sin", tok,
                       (long long)a->hidden, adt);

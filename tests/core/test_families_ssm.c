@@ -58,6 +58,12 @@ static void mamba2_state_not_kv(void **s) {
         t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":2,\"seq\":1024,\"new_tokens\":0}", t_hf_instance(cfg, "")));
     assert_u64_equal(t_component(e, 0, "ssm_state", NULL), 278921216ULL);
     assert_u64_equal(t_component(e, 0, "kv_cache", NULL), 0ULL);
+    /* prefill temporaries of one mixer (ssm_state.c, rough): 2 B · (zxbcdt 18,560 + conv out 10,240 + scan
+     * out 8,192) + 4 B · 8,192 (gated norm in fp32) + 3 · 2 B · 4,096 (hidden states) = 131,328 B/token
+     * × 2,048 tokens = 268,959,744; no RoPE, no causal mask */
+    assert_u64_equal(t_component(e, 0, "inference_temp", NULL), 268959744ULL);
+    assert_u64_equal(t_component(e, 0, "attention_mask", NULL), 0ULL);
+    assert_u64_equal(t_component(e, 0, "prefill_inputs", NULL), 2048ULL * 4096 * 2);
     e = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":2,\"seq\":8192,\"new_tokens\":64}", t_hf_instance(cfg, "")));
     assert_u64_equal(t_component(e, 0, "ssm_state", NULL), 278921216ULL);
     assert_u64_equal(t_component(e, 0, "kv_cache", NULL), 0ULL);
