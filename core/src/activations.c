@@ -13,7 +13,10 @@ void vp_activations_compute(const vp_plan *plan, const vp_instance *in, vp_acts 
         return;
     }
     switch (in->arch.kind) {
-    case VP_KIND_DECODER: vp_acts_decoder(plan, in, r); break;
+    case VP_KIND_DECODER:
+        if (in->arch.ssm) vp_acts_ssm(plan, in, r); /* mamba2, jamba (activations_ssm.c) */
+        else vp_acts_decoder(plan, in, r);
+        break;
     case VP_KIND_GPT2: vp_acts_gpt2(plan, in, r); break;
     case VP_KIND_VIT: vp_acts_vit(plan, in, r); break;
     case VP_KIND_T5: vp_acts_t5(plan, in, r); break;

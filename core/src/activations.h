@@ -23,6 +23,8 @@ double vp_norm_saved(double res_b, double w, int weight_trains, vp_norm kind);
 double vp_moe_acts(vp_acts *r, const vp_arch *a, double w, int full);
 
 void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r);
+/* mamba2, jamba (activations_ssm.c): rough, documented per-token terms */
+void vp_acts_ssm(const vp_plan *plan, const vp_instance *in, vp_acts *r);
 void vp_acts_gpt2(const vp_plan *plan, const vp_instance *in, vp_acts *r);
 void vp_acts_vit(const vp_plan *plan, const vp_instance *in, vp_acts *r);
 void vp_acts_t5(const vp_plan *plan, const vp_instance *in, vp_acts *r);

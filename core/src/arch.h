@@ -73,6 +73,19 @@ typedef struct {
     int gelu_python;     /* gpt2 "gelu_new": NewGELUActivation written as Python ops */
     double final_logit_softcap; /* gemma2: extra elementwise ops over the logits */
     int64_t vision_params;      /* qwen2_vl: parameters of the vision tower (counted, activations not modelled) */
+    /* ---- state-space models (i13b: families/mamba2.c, families/jamba.c; ssm_state.c) ---- */
+    int ssm;                  /* mixer: 0 none, 1 Mamba v1 (MambaMixer / JambaMambaMixer), 2 Mamba2Mixer */
+    int64_t ssm_layers;       /* blocks with a Mamba mixer (the rest attend and keep a KV cache) */
+    int64_t ssm_inner;        /* intermediate_size = expand · hidden */
+    int64_t ssm_state;        /* state_size / mamba_d_state (N) */
+    int64_t ssm_heads;        /* mamba2 num_heads (H) */
+    int64_t ssm_head_dim;     /* mamba2 head_dim (P) */
+    int64_t ssm_groups;       /* mamba2 n_groups (G) */
+    int64_t ssm_conv_kernel;  /* conv_kernel / mamba_d_conv (K) */
+    int64_t ssm_dt_rank;      /* mamba v1 time_step_rank / mamba_dt_rank (R) */
+    int ssm_conv_bias, ssm_proj_bias; /* use_conv_bias, use_bias (mamba_conv_bias, mamba_proj_bias) */
+    int ssm_bcdt_norms;       /* jamba: dt_layernorm (R), b_layernorm (N), c_layernorm (N) */
+    /* ---- end state-space models ---- */
     /* ---- diffusion pipelines' components (i12: diffusers_config.c; struct in diffusers.h) ---- */
     int dclass;                 /* vp_dclass of diffusers.h; 0 = not a diffusion-pipeline component */
     struct vp_diff_shape {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ssm.h"
 #include "alloc_events.h"
 #include "timeline.h"
 #include "util.h"
@@ -58,6 +59,14 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
     L = (int64_t)((double)L * c->ds.layer_frac + 0.5);
     if (L < 1) L = 1;
     double kvh = has_kv ? kv_half(plan, c) : 0.0;
+    /* Mamba layers (mamba, mamba2, jamba): no K,V; a fixed conv + SSM state per sequence instead
+     * (ssm_state.c). Their blocks replay as the shared block without a cache (rough temporaries);
+     * Jamba's attention layers are taken as the first ones (only their count is kept). */
+    int64_t L_kv = a->ssm ? (int64_t)((double)vp_kv_layers(a) * c->ds.layer_frac + 0.5) : L;
+    double ssm_layer = a->ssm && a->ssm_layers > 0
+                           ? b * vp_ssm_state_bytes_per_seq(a, vp_dtype_bytes(plan->kv_dtype)) / (double)a->ssm_layers /
+                                 c->act_div_shard
+                           : 0.0;
     cache_ev cache = {calloc((size_t)L, sizeof(int32_t)), calloc((size_t)L, sizeof(int32_t))};
     if (!cache.k || !cache.v) {
         free(cache.k);
@@ -82,11 +91,11 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
     /* generate passes attention_mask, so the prompt's causal mask is materialized: (b, 1, s, s) at
      * 4 B per element, alive to the end of the call (measured: 33,554,432 B at b 8, s 1024 in the
      * H100 trace l1b-infer-b8p1024n256, never freed before generate returns) */
-    if (a->kind == VP_KIND_DECODER) vp_ev_alloc(e, (int64_t)(b * s * s * 4.0));
+    if (a->kind == VP_KIND_DECODER && L_kv > 0) vp_ev_alloc(e, (int64_t)(b * s * s * 4.0)); /* not in mamba, mamba2 */
     /* LlamaRotaryEmbedding: emb = cat(freqs, freqs) and its cos, sin in fp32, cast to the model dtype
      * (b, s, head_dim), kept for every block of the prompt */
     int32_t cs[2] = {-1, -1};
-    if (a->kind == VP_KIND_DECODER) {
+    if (a->kind == VP_KIND_DECODER && !a->ssm) { /* no RoPE in Mamba, Mamba2 or Jamba */
         double rot = T * (double)a->head_dim;
         int32_t emb = vp_ev_alloc(e, (int64_t)(rot * 4.0));
         int32_t c32 = vp_ev_alloc(e, (int64_t)(rot * 4.0)), s32 = vp_ev_alloc(e, (int64_t)(rot * 4.0));
@@ -99,6 +108,8 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
     vp_block_dims d = {T, h, qd, kvd, f, adt, in_b, kvh, adt};
     for (int64_t l = 0; l < L; l++) {
         int32_t in_l = cur;
+        d.kvh = l < L_kv ? kvh : 0.0;
+        if (l >= L_kv) vp_ev_alloc(e, (int64_t)ssm_layer); /* conv + SSM state, kept to the end */
         cur = vp_ev_block_nograd(e, &d, cur, &cache.k[l], &cache.v[l]);
         /* a block's input outlives the next block: it is freed at that block's end (measured in the H100
          * trace of generate, l1b-infer-b8p1024n256) */
@@ -134,7 +145,7 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
         int64_t k = steps - done < stride ? steps - done : stride;
         done += k;
         ctx += b * (double)k;
-        for (int64_t l = 0; l < L; l++) {
+        for (int64_t l = 0; l < L_kv; l++) {
             int32_t kn = vp_ev_alloc(e, (int64_t)(b * kvh)), vn = vp_ev_alloc(e, (int64_t)(b * kvh));
             int32_t k2 = vp_ev_alloc(e, (int64_t)(ctx * kvh));
             vp_ev_free(e, cache.k[l]);

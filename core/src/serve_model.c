@@ -162,6 +162,12 @@ vp_status vp_serve_model_from_hf(const cJSON *root, const char *p0, vp_serve_mod
     if ((st = vp_json_opt_str(c, p, "model_type", mt, sizeof mt, err))) return st;
     if (!mt[0] && (st = vp_json_opt_str(root, p0, "model_type", mt, sizeof mt, err))) return st;
     vp_strlcpy(m->model_type, mt[0] ? mt : "custom", sizeof m->model_type);
+    /* i13b: the engines keep a Mamba state cache beside (or instead of) the paged KV cache; not modelled
+     * here, so refuse rather than count a KV cache for every layer (training / generate: ssm_state.c) */
+    if (is(mt, "mamba") || is(mt, "mamba2") || is(mt, "jamba") || is(mt, "falcon_mamba"))
+        return vp_fail(err, VP_ERR_UNSUPPORTED, p,
+                       "%s: serving estimates for the state-space model_type \"%s\" are not modelled yet (train and "
+                       "infer modes are)", p, mt);
     static const char *const k_h[] = {"hidden_size", "n_embd", "d_model", NULL};
     static const char *const k_l[] = {"num_hidden_layers", "n_layer", "num_layers", NULL};
     static const char *const k_a[] = {"num_attention_heads", "n_head", "num_heads", NULL};

@@ -5,6 +5,7 @@
  * the last position only (logits_to_keep=1, memory-facts §5), copied to fp32 for sampling. */
 #include <string.h>
 
+#include "ssm.h"
 #include "timeline.h"
 #include "util.h"
 
@@ -31,7 +32,7 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         double b = (double)plan->batch, s = (double)plan->seq, gen = (double)plan->new_tokens;
         double h = (double)a->hidden, f = (double)(a->experts ? a->expert_inter * a->experts_per_tok : a->inter);
         double adt = vp_dtype_bytes(vp_act_dtype(in));
-        double L = (double)a->layers;
+        double L = (double)vp_kv_layers(a); /* Mamba layers keep no K,V (ssm.h) */
         double kvt = a->kind == VP_KIND_VIT || a->kind == VP_KIND_DIT ? 0.0 : kv_per_token_layer(plan, in);
         double T = (double)c->a.tokens; /* b·s for decoders; patches for vision, video+text for DiT */
         if (a->kind == VP_KIND_T5) {
@@ -43,6 +44,8 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         double tp = c->act_div_shard; /* tensor parallelism splits heads (KV) and the MLP */
         kvt /= tp;
         L *= c->ds.layer_frac;
+        /* Mamba layers: conv + SSM state per sequence, the same in prefill and decode (ssm_state.c) */
+        double ssm_b = b * vp_ssm_state_bytes_per_seq(a, vp_dtype_bytes(plan->kv_dtype)) * c->ds.layer_frac / tp;
         /* prefill: cache of the prompt in every layer + one block's temporaries at its largest, inside
          * the MLP: act(gate), up and their product (gate is freed once act returns), beside the
          * residual stream, the normalized MLP input and the attention sum */
@@ -54,16 +57,25 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_moment_add(p, &c->owner, "kv_cache", "KV cache", (int64_t)(T * kvt * L),
                       "%s prompt tokens × %.0f B (K,V: 2 × %lld heads × %lld dims × %d B) × %.0f layers", tok, kvt,
                       (long long)a->kv_heads, (long long)a->head_dim, vp_dtype_bytes(plan->kv_dtype), L);
+        vp_moment_add(p, &c->owner, "ssm_state", "Mamba conv + SSM state", (int64_t)ssm_b,
+                      "%.0f sequences × %lld Mamba layers × (conv state + SSM state) × %d B, fixed size", b,
+                      (long long)a->ssm_layers, vp_dtype_bytes(plan->kv_dtype));
         double per_tok = 3.0 * adt * f / tp + 3.0 * adt * h;
+        double mixer_tok = vp_ssm_prefill_temp_per_token(a, adt) / tp + 3.0 * adt * h; /* Mamba blocks (ssm_state.c) */
+        int mixer_wins = a->ssm && (a->ssm_layers >= a->layers || mixer_tok > per_tok); /* mamba, mamba2: no MLP */
+        if (mixer_wins) per_tok = mixer_tok;
         vp_moment_add(p, &c->owner, "inference_temp", "Prefill temporaries", (int64_t)(T * per_tok),
-                      "one block at a time: %s tokens × %.0f B (MLP act, up, product + hidden states)", tok, per_tok);
+                      mixer_wins ? "one block at a time: %s tokens × %.0f B (Mamba mixer in_proj, conv, scan outputs + hidden states)"
+                                 : "one block at a time: %s tokens × %.0f B (MLP act, up, product + hidden states)",
+                      tok, per_tok);
         /* LlamaModel.forward keeps `inputs_embeds = self.embed_tokens(input_ids)` in a local variable
          * until it returns, and the rotary cos, sin (b, s, head_dim) in the model dtype serve every
          * block (H100 trace l1b-infer-b8p1024n256, run1: the embedding output, event 297, is freed only
          * at the end of the prefill forward, event 2366; cos and sin, events 324-325, likewise) */
         int dec = a->kind == VP_KIND_DECODER;
         int64_t embeds = dec ? (int64_t)(T * adt * h) : 0;
-        int64_t rope = dec ? (int64_t)(2.0 * T * (double)a->head_dim * adt) : 0;
+        int attends = dec && a->ssm_layers < a->layers; /* mamba, mamba2: no attention, no mask */
+        int64_t rope = dec && !a->ssm ? (int64_t)(2.0 * T * (double)a->head_dim * adt) : 0; /* no RoPE in Mamba or Jamba */
         vp_moment_add(p, &c->owner, "prefill_inputs", "Prompt embeddings + RoPE cos/sin", embeds + rope,
                       "inputs_embeds %s tokens × %lld × %.0f B, alive through the prefill forward, + cos, sin", tok,
                       (long long)a->hidden, adt);
@@ -71,7 +83,7 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
          * (masking_utils eager_mask); SDPA with an all-ones attention_mask gets none (sdpa_mask's
          * is_causal skip): the 32 MiB that stays allocated from the prefill on in the l1b trace (event
          * 313) is cuBLAS's workspace, made by the rotary embedding's matmul, counted at load. */
-        int64_t mask = dec && in->attn == VP_ATTN_EAGER ? (int64_t)(b * s * s * adt) : 0;
+        int64_t mask = attends && in->attn == VP_ATTN_EAGER ? (int64_t)(b * s * s * adt) : 0;
         vp_moment_add(p, &c->owner, "attention_mask", "Causal mask", mask,
                       "(b, 1, s, s) = %.0f × %.0f² × %.0f B (eager attention), built once for the prompt", b, s, adt);
         vp_sink_push(out, p);
@@ -83,6 +95,8 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
                       tok, kvt, L);
         vp_moment_add(ph, &c->owner, "prefill_inputs", "Prompt embeddings + RoPE cos/sin", embeds + rope,
                       "alive until the prefill forward returns");
+        vp_moment_add(ph, &c->owner, "ssm_state", "Mamba conv + SSM state", (int64_t)ssm_b,
+                      "fixed size per sequence");
         double lg = b * (double)a->vocab * (adt + 4.0);
         vp_moment_add(ph, &c->owner, "logits", "Last-token logits", (int64_t)lg,
                       "%.0f × %lld vocab × (%.0f B + 4 B fp32 copy for sampling)", b, (long long)a->vocab, adt);
@@ -97,6 +111,8 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_fmt_count(tok, sizeof tok, ctx);
         vp_moment_add(d, &c->owner, "kv_cache", "KV cache", (int64_t)(ctx * kvt * L),
                       "%s tokens (prompt + generated) × %.0f B × %.0f layers", tok, kvt, L);
+        vp_moment_add(d, &c->owner, "ssm_state", "Mamba conv + SSM state", (int64_t)ssm_b,
+                      "fixed size per sequence: does not grow with the generated tokens");
         vp_moment_add(d, &c->owner, "inference_temp", "torch.cat copy", (int64_t)(ctx * kvt / 2.0),
                       "DynamicCache appends with torch.cat: one layer's K (or V) exists twice for a moment");
         vp_moment_add(d, &c->owner, "logits", "Last-token logits", (int64_t)lg,

@@ -186,7 +186,7 @@ static const bad_case k_bad[] = {
     {"hf_config not an object", PLAN(WL, "{\"model\":{\"hf_config\":[1,2]}}"), VP_ERR_FIELD,
      "instances[0].model.hf_config"},
     {"hf_config without model_type", PLAN(WL, HF("\"hidden_size\":64")), VP_ERR_FIELD, HFP "model_type"},
-    {"unknown model_type", PLAN(WL, HF("\"model_type\":\"mamba\",\"hidden_size\":64")), VP_ERR_UNSUPPORTED,
+    {"unknown model_type", PLAN(WL, HF("\"model_type\":\"x-mamba\",\"hidden_size\":64")), VP_ERR_UNSUPPORTED,
      HFP "model_type"},
     {"model_type as a number", PLAN(WL, HF("\"model_type\":5")), VP_ERR_FIELD, HFP "model_type"},
     {"hidden_size 1e30",
@@ -412,7 +412,7 @@ static void schema_message(void **s) {
                                      VP_ERR_SCHEMA, "schema");
     assert_contains(msg, "vramplan/plan@2");
     assert_contains(msg, "vramplan/plan@1");
-    msg = t_expect_error(PLAN(WL, HF("\"model_type\":\"mamba\"")), VP_ERR_UNSUPPORTED, HFP "model_type");
+    msg = t_expect_error(PLAN(WL, HF("\"model_type\":\"x-mamba\"")), VP_ERR_UNSUPPORTED, HFP "model_type");
     assert_contains(msg, "mamba");
     assert_contains(msg, "llama");
     msg = t_expect_error(PLAN(WL, "{\"model\":{\"preset\":\"llama-9-900b\"}}"), VP_ERR_UNSUPPORTED,

@@ -129,6 +129,14 @@ void vp_count_dual(const vp_arch *, vp_param_counts *);
 vp_status vp_read_whisper(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_whisper(const vp_arch *, vp_param_counts *);
 vp_status vp_read_deberta_v2(const cJSON *, const char *, vp_arch *, vp_error *);
+vp_status vp_read_mamba2(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_mamba2(const vp_arch *, vp_param_counts *);
+int64_t vp_mamba2_mixer_params(const vp_arch *a);
+vp_status vp_read_jamba(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_jamba(const vp_arch *, vp_param_counts *);
+int64_t vp_mamba_mixer_params(const vp_arch *a);
+vp_status vp_read_mamba(const cJSON *, const char *, vp_arch *, vp_error *);
+void vp_count_mamba(const vp_arch *, vp_param_counts *);
 /* The generic decoder for a model_type no family claims (families/generic.c). */
 vp_status vp_read_generic(const cJSON *, const char *, vp_arch *, vp_error *);
 

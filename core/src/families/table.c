@@ -53,6 +53,9 @@ static const vp_family k_families[] = {
     {"deberta-v2", vp_read_deberta_v2, vp_count_bert},
     {"deepseek_v2", vp_read_deepseek_v2, vp_count_deepseek},
     {"deepseek_v3", vp_read_deepseek_v3, vp_count_deepseek},
+    {"mamba2", vp_read_mamba2, vp_count_mamba2},
+    {"jamba", vp_read_jamba, vp_count_jamba},
+    {"mamba", vp_read_mamba, vp_count_mamba},
 };
 
 #define N_FAMILIES ((int)(sizeof k_families / sizeof k_families[0]))
