@@ -101,6 +101,9 @@ typedef struct {
         int levels, layers_per_block, vae3d, frame_chunk, mid_attn;
         int64_t latent_ch, tile_h, tile_w, tile_frames;
     } d;
+    /* ---- bidirectional encoders (families/bert.c, deberta_v2.c): one forward, no KV cache ---- */
+    int encoder_only;           /* BERT, RoBERTa, XLM-R, DeBERTa-v2: inference is a single forward */
+    int encoder_mlm;            /* the class (architectures[0]) carries the masked-LM head over every token */
 } vp_arch;
 
 /* Parse a Hugging Face config.json object (cJSON *) into arch. path names the object in errors. */

@@ -49,7 +49,7 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
     double adt = vp_dtype_bytes(vp_act_dtype(in));
     double h = (double)a->hidden / c->act_div_repl;
     double f = (double)(a->experts ? a->expert_inter * a->experts_per_tok : a->inter) / c->act_div_shard;
-    int has_kv = a->kind != VP_KIND_VIT && a->kind != VP_KIND_DIT;
+    int has_kv = a->kind != VP_KIND_VIT && a->kind != VP_KIND_DIT && !a->encoder_only; /* encoders: one forward */
     double T = (double)c->a.tokens;
     int64_t L = a->layers;
     if (a->kind == VP_KIND_T5) {
@@ -91,11 +91,11 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
     /* generate passes attention_mask, so the prompt's causal mask is materialized: (b, 1, s, s) at
      * 4 B per element, alive to the end of the call (measured: 33,554,432 B at b 8, s 1024 in the
      * H100 trace l1b-infer-b8p1024n256, never freed before generate returns) */
-    if (a->kind == VP_KIND_DECODER && L_kv > 0) vp_ev_alloc(e, (int64_t)(b * s * s * 4.0)); /* not in mamba, mamba2 */
+    if (a->kind == VP_KIND_DECODER && L_kv > 0 && !a->encoder_only) vp_ev_alloc(e, (int64_t)(b * s * s * 4.0)); /* not in mamba, mamba2 */
     /* LlamaRotaryEmbedding: emb = cat(freqs, freqs) and its cos, sin in fp32, cast to the model dtype
      * (b, s, head_dim), kept for every block of the prompt */
     int32_t cs[2] = {-1, -1};
-    if (a->kind == VP_KIND_DECODER && !a->ssm) { /* no RoPE in Mamba, Mamba2 or Jamba */
+    if (a->kind == VP_KIND_DECODER && !a->ssm && !a->encoder_only) { /* no RoPE in Mamba, Mamba2, Jamba or the encoders */
         double rot = T * (double)a->head_dim;
         int32_t emb = vp_ev_alloc(e, (int64_t)(rot * 4.0));
         int32_t c32 = vp_ev_alloc(e, (int64_t)(rot * 4.0)), s32 = vp_ev_alloc(e, (int64_t)(rot * 4.0));
@@ -117,6 +117,21 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
         prev = in_l;
     }
     /* the final norm over the last hidden states, then the head over the last position */
+    if (a->encoder_only) {
+        /* encoders: no final norm (post-norm blocks); the output, and with the masked-LM head its
+         * transform and the logits of every token (timeline_infer.c) */
+        vp_ev_free(e, prev);
+        if (a->encoder_mlm) {
+            int32_t tr = vp_ev_alloc(e, (int64_t)(T * h * adt));
+            int32_t lgt = vp_ev_alloc(e, (int64_t)(T * (double)a->vocab * adt));
+            vp_ev_free(e, lgt);
+            vp_ev_free(e, tr);
+        }
+        vp_ev_free(e, cur);
+        free(cache.k);
+        free(cache.v);
+        return;
+    }
     vp_ev_free(e, vp_ev_norm_nograd(e, T, h, adt, adt));
     vp_ev_free(e, prev);
     vp_ev_free(e, cur);

@@ -33,7 +33,7 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         double h = (double)a->hidden, f = (double)(a->experts ? a->expert_inter * a->experts_per_tok : a->inter);
         double adt = vp_dtype_bytes(vp_act_dtype(in));
         double L = (double)vp_kv_layers(a); /* Mamba layers keep no K,V (ssm.h) */
-        double kvt = a->kind == VP_KIND_VIT || a->kind == VP_KIND_DIT ? 0.0 : kv_per_token_layer(plan, in);
+        double kvt = a->kind == VP_KIND_VIT || a->kind == VP_KIND_DIT || a->encoder_only ? 0.0 : kv_per_token_layer(plan, in);
         double T = (double)c->a.tokens; /* b·s for decoders; patches for vision, video+text for DiT */
         if (a->kind == VP_KIND_T5) {
             /* encoder-decoder generate: the encoder runs the prompt once; every decoder layer caches
@@ -75,7 +75,8 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         int dec = a->kind == VP_KIND_DECODER;
         int64_t embeds = dec ? (int64_t)(T * adt * h) : 0;
         int attends = dec && a->ssm_layers < a->layers; /* mamba, mamba2: no attention, no mask */
-        int64_t rope = dec && !a->ssm ? (int64_t)(2.0 * T * (double)a->head_dim * adt) : 0; /* no RoPE in Mamba or Jamba */
+        /* no RoPE in Mamba or Jamba, nor in the encoders (learned or relative positions) */
+        int64_t rope = dec && !a->ssm && !a->encoder_only ? (int64_t)(2.0 * T * (double)a->head_dim * adt) : 0;
         vp_moment_add(p, &c->owner, "prefill_inputs", "Prompt embeddings + RoPE cos/sin", embeds + rope,
                       "inputs_embeds %s tokens × %lld × %.0f B, alive through the prefill forward, + cos, sin", tok,
                       (long long)a->hidden, adt);
@@ -98,11 +99,26 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_moment_add(ph, &c->owner, "ssm_state", "Mamba conv + SSM state", (int64_t)ssm_b,
                       "fixed size per sequence");
         double lg = b * (double)a->vocab * (adt + 4.0);
-        vp_moment_add(ph, &c->owner, "logits", "Last-token logits", (int64_t)lg,
-                      "%.0f × %lld vocab × (%.0f B + 4 B fp32 copy for sampling)", b, (long long)a->vocab, adt);
+        if (a->encoder_only) {
+            /* one forward, no sampling. BertModel returns last_hidden_state (T, h); the masked-LM head
+             * (BertOnlyMLMHead: transform dense -> GELU -> LayerNorm, then the tied decoder) keeps the
+             * transform's output beside the logits of every token (modeling_bert.py BertLMPredictionHead) */
+            double out_h = T * h * adt;
+            double mlm = a->encoder_mlm ? T * (double)a->vocab * adt + T * h * adt : 0.0;
+            if (a->encoder_mlm)
+                vp_moment_add(ph, &c->owner, "logits", "Masked-LM logits", (int64_t)(out_h + mlm),
+                              "%s tokens × (%lld vocab + 2 × %lld hidden) × %.0f B: every token's logits, the head's "
+                              "transform and the encoder output", tok, (long long)a->vocab, (long long)a->hidden, adt);
+            else
+                vp_moment_add(ph, &c->owner, "logits", "Last hidden state", (int64_t)out_h,
+                              "%s tokens × %lld hidden × %.0f B: the encoder's output", tok, (long long)a->hidden, adt);
+        } else {
+            vp_moment_add(ph, &c->owner, "logits", "Last-token logits", (int64_t)lg,
+                          "%.0f × %lld vocab × (%.0f B + 4 B fp32 copy for sampling)", b, (long long)a->vocab, adt);
+        }
         vp_moment_add(ph, &c->owner, "attention_mask", "Causal mask", mask, "(b, 1, s, s), eager attention");
         vp_sink_push(out, ph);
-        if (gen <= 0) continue;
+        if (gen <= 0 || a->encoder_only) continue; /* an encoder does not generate */
         /* last decode step: full cache + the torch.cat copy of one layer's K or V */
         vp_moment *d = &out->work[3];
         vp_moment_copy(d, base);

@@ -487,6 +487,25 @@ static void deberta_v3_base(void **s) {
     assert_u64_equal(count("deberta-v3-base.json", "deberta-v2"), 183831552ULL);
 }
 
+/* Encoders in inference (core/src/timeline_infer.c, events_infer.c): one forward, no KV cache, no
+ * rotary tables, no decode. bert-base-uncased (BertForMaskedLM: the MLM head scores every token),
+ * bf16, batch 32 × 512 tokens = 16,384 tokens:
+ *   head moment: the encoder output 16,384 × 768 × 2 B + the head's transform (dense, GELU,
+ *   LayerNorm) 16,384 × 768 × 2 B + the logits 16,384 × 30,522 × 2 B = 16,384 × 32,058 × 2
+ *   = 1,050,476,544 B (modeling_bert.py BertOnlyMLMHead / BertLMPredictionHead);
+ *   the embedding output stays referenced through the encoder call: 16,384 × 768 × 2 = 25,165,824 B;
+ *   weights 109,514,298 × 2 = 219,028,596 B; cuBLAS workspace 33,554,432 B
+ *   -> peak allocated 219,028,596 + 33,554,432 + 25,165,824 + 1,050,476,544 = 1,328,225,396 B. */
+static void bert_encoder_inference(void **s) {
+    (void)s;
+    const vp_estimate *e = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":32,\"seq\":512}",
+                                              t_hf_instance(config("bert-base-uncased.json"), NULL)));
+    assert_int_equal(t_component(e, 0, "kv_cache", NULL), 0);
+    assert_int_equal(t_component(e, 0, "logits", NULL), 1050476544);
+    assert_int_equal(t_component(e, 0, "prefill_inputs", NULL), 25165824);
+    assert_int_equal(e->devices[0].peak_alloc_bytes, 1328225396ULL);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
@@ -502,6 +521,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bert_base),          cmocka_unit_test(roberta_base),         cmocka_unit_test(llama4_scout),
         cmocka_unit_test(hostile_configs_refused), cmocka_unit_test(clip_siglip),
         cmocka_unit_test(whisper_large_v3),   cmocka_unit_test(deberta_v3_base),
+        cmocka_unit_test(bert_encoder_inference),
     };
     return T_RUN("families", tests, argc, argv);
 }

@@ -55,6 +55,8 @@ static vp_status read_encoder(const cJSON *c, const char *p, vp_arch *a, int rob
     if (strstr(cls, "ForTokenClassification")) extra += h * a->labels + a->labels;
     a->vision_params = extra;
     a->labels = 0;
+    a->encoder_only = 1; /* BertModel.forward: no past_key_values unless is_decoder (modeling_bert.py) */
+    a->encoder_mlm = strstr(cls, "ForMaskedLM") != NULL || strstr(cls, "ForPreTraining") != NULL;
     return VP_OK;
 }
 

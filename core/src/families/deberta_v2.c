@@ -42,5 +42,6 @@ vp_status vp_read_deberta_v2(const cJSON *c, const char *p, vp_arch *a, vp_error
     double drop = 0.1;
     if ((st = vp_json_opt_num(c, p, "hidden_dropout_prob", 0, 1, &drop, err))) return st;
     a->resid_dropout = drop;
+    a->encoder_only = 1; /* DebertaV2Model: bidirectional, no cache (modeling_deberta_v2.py); counted without a head */
     return VP_OK;
 }
