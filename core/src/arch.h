@@ -101,6 +101,16 @@ typedef struct {
         int levels, layers_per_block, vae3d, frame_chunk, mid_attn;
         int64_t latent_ch, tile_h, tile_w, tile_frames;
     } d;
+    /* ---- vision-language models (families/vlm.c, gemma3.c, llama4.c, qwen2_vl.c; vlm_images.c):
+     * the vision tower's blocks and how one image becomes decoder tokens; vis_rule 0 = none ---- */
+    int vis_rule;               /* VP_VIS_* (vlm_images.h) */
+    int64_t vis_hidden, vis_inter, vis_layers, vis_heads; /* the tower's encoder blocks */
+    int64_t vis_image, vis_patch, vis_merge; /* tile / default image side, patch, spatial merge */
+    int64_t vis_tokens;         /* fixed tokens per image (gemma3 mm_tokens_per_image), 0 = from the rule */
+    int vis_cls;                /* the tower prepends a class token (CLIP, Llama 4) */
+    int vis_keep_cls;           /* llava vision_feature_select_strategy "full": the class token is kept */
+    int vis_n_pin;              /* llava_next image_grid_pinpoints (at most 16) */
+    int64_t vis_pin[16][2];     /* (height, width) */
     /* ---- bidirectional encoders (families/bert.c, deberta_v2.c): one forward, no KV cache ---- */
     int encoder_only;           /* BERT, RoBERTa, XLM-R, DeBERTa-v2: inference is a single forward */
     int encoder_mlm;            /* the class (architectures[0]) carries the masked-LM head over every token */
