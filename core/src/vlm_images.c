@@ -85,10 +85,12 @@ int64_t vp_image_tokens(const vp_arch *a, int64_t side, int64_t *tower) {
         /* image_processing_qwen2_vl.py smart_resize: each side rounded to a multiple of p·merge
          * (28), at least 56 px; the tower sees (H/p)(W/p) patches (the temporal patch of 2 repeats
          * the frame, so it adds no tokens), PatchMerger merges merge^2 = 4 of them into one token.
-         * Default side 448 (our assumption; the processor's pixel bounds admit 56..3584) */
+         * Default side 448 (our assumption; the processor's pixel bounds admit 56..3584, preprocessor_config
+         * min_pixels 3136, max_pixels 12845056) */
         int64_t s = side > 0 ? side : 448, f = p * m;
         int64_t r = (int64_t)llround((double)s / (double)f) * f;
-        if (r < 2 * f) r = 2 * f;
+        if (r < 2 * f) r = 2 * f; /* min_pixels 56 × 56 */
+        if (r > 3584) r = 3584 / f * f; /* max_pixels 12,845,056 = 3584^2 (floor(side / beta / f) · f) */
         *tower = (r / p) * (r / p);
         return *tower / (m * m);
     }

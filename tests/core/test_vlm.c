@@ -90,13 +90,15 @@ static void gemma3_256_tokens(void **s) {
  * side to a multiple of 28; PatchMerger merges 2 × 2 patches). Decoder: 28 layers, 4 KV heads × 128:
  * 2 × 512 × 2 B × 28 = 57,344 B per token.
  *   448: (448/14)^2 = 1024 patches / 4 = 256 tokens (also the default side);
- *   896: 64^2 / 4 = 1024;  1000: round(1000/28) = 36 -> 1008 px, 72^2 / 4 = 1296. */
+ *   896: 64^2 / 4 = 1024;  1000: round(1000/28) = 36 -> 1008 px, 72^2 / 4 = 1296 (smart_resize). */
 static void qwen2_5_vl_dynamic(void **s) {
     (void)s;
     assert_image_tokens("qwen2.5-vl-7b-instruct.json", 1, 448, 256, 57344);
     assert_image_tokens("qwen2.5-vl-7b-instruct.json", 1, 0, 256, 57344);
     assert_image_tokens("qwen2.5-vl-7b-instruct.json", 1, 896, 1024, 57344);
     assert_image_tokens("qwen2.5-vl-7b-instruct.json", 1, 1000, 1296, 57344);
+    /* 4000: above max_pixels 12,845,056 = 3584^2, so 3584 px: 256^2 / 4 = 16384 */
+    assert_image_tokens("qwen2.5-vl-7b-instruct.json", 1, 4000, 16384, 57344);
 }
 
 /* Mistral-Small-3.1-24B (mistral3, Pixtral tower: patch 14, image_size 1540, spatial_merge_size 2):
