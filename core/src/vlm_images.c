@@ -139,7 +139,11 @@ vp_status vp_plan_apply_images(vp_plan *plan, vp_error *err) {
     int64_t per = vp_image_tokens(&vlm->arch, plan->image_size, &tower);
     double add = (double)plan->images * (double)per;
     double vis = (double)plan->batch * (double)plan->images * (double)tower;
-    if ((double)plan->seq + add > 16777216.0 || vis > 4294967296.0)
+    /* the tower's saved bytes must stay far inside int64 as plan_parse.c's magnitudes do (64 B per
+     * hidden and 16 B per intermediate element per layer bound every term here) */
+    const vp_arch *a = &vlm->arch;
+    double vis_bytes = vis * (double)a->vis_layers * (64.0 * (double)a->vis_hidden + 16.0 * (double)a->vis_inter);
+    if ((double)plan->seq + add > 16777216.0 || vis > 4294967296.0 || vis_bytes > 2.3e18)
         return vp_fail(err, VP_ERR_RANGE, "workload.images",
                        "workload.images = %lld images of %lld tokens (%lld tower positions) each: too many tokens to plan",
                        (long long)plan->images, (long long)per, (long long)tower);
