@@ -72,7 +72,7 @@ typedef struct {
     double attn_dropout, resid_dropout, embd_dropout;
     int gelu_python;     /* gpt2 "gelu_new": NewGELUActivation written as Python ops */
     double final_logit_softcap; /* gemma2: extra elementwise ops over the logits */
-    int64_t vision_params;      /* qwen2_vl: parameters of the vision tower (counted, activations not modelled) */
+    int64_t vision_params;      /* VLMs: parameters of the vision tower + projector (their activations: vlm_images.c) */
     /* ---- state-space models (i13b: families/mamba2.c, families/jamba.c; ssm_state.c) ---- */
     int ssm;                  /* mixer: 0 none, 1 Mamba v1 (MambaMixer / JambaMambaMixer), 2 Mamba2Mixer */
     int64_t ssm_layers;       /* blocks with a Mamba mixer (the rest attend and keep a KV cache) */

@@ -1,5 +1,5 @@
 /* qwen2_vl.c: Qwen2-VL (models/qwen2_vl): the Qwen2 decoder plus a vision tower whose parameters are
- * counted (vision_params); its activations are not modelled.
+ * counted (vision_params); its shapes go to vp_arch.vis_* for workload.images (vlm_images.c).
  *
  * Vision tower (modeling_qwen2_vl.py Qwen2VisionTransformerPretrainedModel): Conv3d patch embedding
  * (no bias), depth × [LayerNorm, qkv Linear(e, 3e), proj, LayerNorm, MLP e -> e·mlp_ratio -> e],

@@ -1,8 +1,8 @@
 /* vlm.c: vision-language families whose language model is another family's config in text_config:
  * llava, llava_next (CLIP tower), mistral3 (Pixtral tower), qwen2_5_vl (its own tower). The language
  * model is read by its own family (text_config.model_type); the tower and projector parameters go to
- * vp_arch.vision_params (counted; their activations are not modelled yet, and the image tokens a
- * prompt carries count in the workload's seq).
+ * vp_arch.vision_params; the tower's block shapes and the rule turning an image into decoder tokens go
+ * to vp_arch.vis_* for workload.images (vlm_images.c: image tokens, the tower's activations).
  *
  * Published llava configs are sparse: text_config carries only what differs from the config class
  * (LlamaConfig: vocab 32000, hidden 4096, intermediate 11008, 32 layers, 32 heads; MistralConfig:
