@@ -109,6 +109,7 @@ typedef struct {
     int64_t vis_tokens;         /* fixed tokens per image (gemma3 mm_tokens_per_image), 0 = from the rule */
     int vis_cls;                /* the tower prepends a class token (CLIP, Llama 4) */
     int vis_keep_cls;           /* llava vision_feature_select_strategy "full": the class token is kept */
+    int vis_gated;              /* the tower's MLP is gated (SwiGLU: Pixtral, Qwen2.5-VL), else GELU fc1/fc2 */
     int vis_n_pin;              /* llava_next image_grid_pinpoints (at most 16) */
     int64_t vis_pin[16][2];     /* (height, width) */
     /* ---- bidirectional encoders (families/bert.c, deberta_v2.c): one forward, no KV cache ---- */

@@ -195,6 +195,9 @@ void vp_acts_vision(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
      * plus the projector's inputs, approximated as one tower-width input per merged image token and
      * two decoder-width tensors (GELU input, linear_2 input: LlavaMultiModalProjector) */
     double blk = in->gc_every > 0 ? v.ckpt_layer : v.layer - v.layer_attn_s;
+    /* a gated MLP (Pixtral, Qwen2.5-VL towers) saves gate and up outputs and act(gate) besides the
+     * down input, where fc1/GELU/fc2 saves two f-wide tensors: two more */
+    if (in->arch.vis_gated && in->gc_every <= 0) blk += 2.0 * dt.adt * (double)in->arch.vis_inter;
     double img = (double)plan->batch * (double)plan->image_tokens;
     double bytes = T * ((double)in->arch.vis_layers * blk + v.outside) +
                    img * dt.adt * ((double)in->arch.vis_hidden + 2.0 * (double)in->arch.hidden);
@@ -213,5 +216,6 @@ double vp_vision_infer_peak(const vp_plan *plan, const vp_instance *in, double *
      * (3 × e), as the decoder's prefill (timeline_infer.c); the tower's output lives alongside */
     double adt = vp_dtype_bytes(vp_act_dtype(in));
     double e = (double)in->arch.vis_hidden, f = (double)in->arch.vis_inter;
-    return T * adt * (2.0 * f + 3.0 * e + e);
+    /* gated towers: act(gate), up and their product (the decoder's 3 × f) */
+    return T * adt * ((in->arch.vis_gated ? 3.0 : 2.0) * f + 3.0 * e + e);
 }

@@ -146,6 +146,21 @@ static void tower_training(void **s) {
     assert_u64_equal(with, without);
 }
 
+/* A gated tower (Qwen2.5-VL-7B, full fine-tune, amp_bf16, one 448 px image: 1024 tower positions, e 1280,
+ * f 3420, 32 blocks, 256 merged tokens): the ViT block of tower_training with e 1280, f 3420 is norms
+ * 2 × (4 × 1280 + 8) = 10,256, 5120, 7680, 2 × 1280 + 4 × 16 = 2624, 6840, 6840 -> 39,360, plus the gated
+ * MLP's gate and up outputs 2 × 2 × 3420 = 13,680 -> 53,040 B × 32 = 1,697,280; outside: the image
+ * 3 × 196 × 2 × 1024/1025 = 1174.85 + 4 × 1280 + 8 + 4 × 1280 -> 11,422.85; 1024 × 1,708,702.85
+ * = 1,749,711,721; projector 256 × 2 × (1280 + 2 × 3584) = 4,325,376 -> 1,754,037,097 B, against the same
+ * decoder sequence without the tower (512 + 256 = 768). */
+static void gated_tower_training(void **s) {
+    (void)s;
+    const char *cfg = config("qwen2.5-vl-7b-instruct.json");
+    uint64_t with = t_phase(t_estimate(t_plan1("{\"batch\":1,\"seq\":512,\"images\":1}", t_hf_instance(cfg, ""))), 0, "forward");
+    uint64_t without = t_phase(t_estimate(t_plan1("{\"batch\":1,\"seq\":768}", t_hf_instance(cfg, ""))), 0, "forward");
+    assert_close((double)(with - without), 1754037097.0, 1e-8);
+}
+
 /* Inference: the tower runs one SigLIP block at a time before the decoder (gemma-3-4b-it, one image,
  * seq 512): 4096 positions × 2 B × (fc1 out + GELU out 2 × 4304 + 3 × 1152 hidden-width + 1152 output)
  * = 4096 × 2 × 13,216 = 108,265,472 B; the decoder's prefill temporaries over 768 tokens are
@@ -184,7 +199,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(llava_576_tokens),   cmocka_unit_test(llava_next_anyres),     cmocka_unit_test(gemma3_256_tokens),
         cmocka_unit_test(qwen2_5_vl_dynamic), cmocka_unit_test(mistral3_pixtral_rows), cmocka_unit_test(llama4_tiles),
-        cmocka_unit_test(tower_training),     cmocka_unit_test(tower_inference),       cmocka_unit_test(images_fields),
+        cmocka_unit_test(tower_training),     cmocka_unit_test(gated_tower_training), cmocka_unit_test(tower_inference),       cmocka_unit_test(images_fields),
     };
     return T_RUN("vlm", tests, argc, argv);
 }

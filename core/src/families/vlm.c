@@ -154,6 +154,7 @@ vp_status vp_read_mistral3(const cJSON *c, const char *p, vp_arch *a, vp_error *
     a->vision_params = tower + proj;
     /* image tokens (vlm_images.c): PixtralVisionConfig image_size 1024 by default, heads 16 */
     a->vis_rule = VP_VIS_PIXTRAL;
+    a->vis_gated = 1; /* PixtralMLP gate/up/down */
     a->vis_hidden = e;
     a->vis_inter = f;
     a->vis_layers = L;
@@ -198,6 +199,7 @@ vp_status vp_read_qwen2_5_vl(const cJSON *c, const char *p, vp_arch *a, vp_error
     /* image tokens (vlm_images.c): Qwen2_5_VLVisionConfig num_heads 16; vis_image only bounds the
      * patch (dynamic resolution) */
     a->vis_rule = VP_VIS_QWEN;
+    a->vis_gated = 1; /* Qwen2_5_VLMLP gate/up/down */
     a->vis_hidden = e;
     a->vis_inter = f;
     a->vis_layers = depth;
