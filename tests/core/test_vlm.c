@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planning.h"
 #include "vp_test.h"
 
 static const char *g_dir = "tests/fixtures/configs/hf";
@@ -194,12 +195,38 @@ static void images_fields(void **s) {
                    "instances[0].model.hf_config.image_grid_pinpoints");
 }
 
+/* `fit --max seq` answers the text beside the images: on an A10 (llava-1.5-7b, prefill only) one image
+ * leaves about 576 fewer text tokens and two images about 1152 fewer (within the allocator's rounding:
+ * the tower's features are allocated before the prompt's embeddings), not the same total. */
+static int64_t fit_seq(int images) {
+    const char *plan = t_plan(t_fmt("{\"mode\":\"infer\",\"batch\":1,\"seq\":512,\"new_tokens\":0,\"images\":%d}", images),
+                              t_hf_instance(config("llava-1.5-7b-hf.json"), ""), "{\"gpu\":\"a10\"}");
+    vp_error err;
+    vp_plan *p = vp_plan_from_json(plan, t_registry(), &err);
+    if (!p) fail_msg("plan refused: %s (%s)", err.message, err.path);
+    vp_fit *fit = malloc(sizeof *fit);
+    vp_status st = vp_fit_plan(p, VP_FIELD_SEQ, fit, &err);
+    vp_plan_free(p);
+    if (st) fail_msg("fit failed: %s (%s)", err.message, err.path);
+    int64_t v = fit->value;
+    free(fit);
+    return v;
+}
+
+static void fit_text_beside_images(void **s) {
+    (void)s;
+    int64_t v0 = fit_seq(0), v1 = fit_seq(1), v2 = fit_seq(2);
+    assert_true(v0 > 4096);
+    assert_in_range(v0 - v1, 574, 578);
+    assert_in_range(v0 - v2, 1150, 1154);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_dir = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(llava_576_tokens),   cmocka_unit_test(llava_next_anyres),     cmocka_unit_test(gemma3_256_tokens),
         cmocka_unit_test(qwen2_5_vl_dynamic), cmocka_unit_test(mistral3_pixtral_rows), cmocka_unit_test(llama4_tiles),
-        cmocka_unit_test(tower_training),     cmocka_unit_test(gated_tower_training), cmocka_unit_test(tower_inference),       cmocka_unit_test(images_fields),
+        cmocka_unit_test(tower_training),     cmocka_unit_test(gated_tower_training), cmocka_unit_test(tower_inference),       cmocka_unit_test(images_fields), cmocka_unit_test(fit_text_beside_images),
     };
     return T_RUN("vlm", tests, argc, argv);
 }
