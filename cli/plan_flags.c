@@ -23,6 +23,8 @@ void cli_print_plan_flags(FILE *f) {
             "  --batch N            micro-batch (default 1)\n"
             "  --seq N              tokens per sequence / prompt tokens (default 2048)\n"
             "  --new-tokens N       infer: tokens to generate\n"
+            "  --images N           images per sample (vision-language models: llava, gemma3, qwen2_5_vl, ...)\n"
+            "  --image-size N       side of those images in pixels (default: the family's)\n"
             "  --frames N --height N --width N  video / image size in pixels (diffusion pipelines)\n"
             "  --offload MODE       diffusion inference: none | model | sequential (enable_*_cpu_offload)\n"
             "  --vae-tiling, --vae-slicing, --no-cfg   diffusers VAE tiling / slicing; guidance off\n"
@@ -217,6 +219,14 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             const char *key = !strcmp(a, "--batch") ? "batch" : !strcmp(a, "--seq") ? "seq"
                               : !strcmp(a, "--new-tokens") ? "new_tokens" : "grad_accum";
             set_num(wl, key, x);
+        } else if (!strcmp(a, "--images") || !strcmp(a, "--image-size")) { /* vlm_images.c */
+            NEEDV();
+            double x;
+            if (!plan_number(cmd, a, v, &x)) {
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            set_num(wl, !strcmp(a, "--images") ? "images" : "image_size", x);
         } else if (!strcmp(a, "--frames") || !strcmp(a, "--height") || !strcmp(a, "--width")) {
             NEEDV();
             double x;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "activations.h"
+#include "vlm_images.h"
 
 void vp_activations_compute(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     memset(r, 0, sizeof *r);
@@ -33,4 +34,5 @@ void vp_activations_compute(const vp_plan *plan, const vp_instance *in, vp_acts 
         double in_b = dt.amp ? 2.0 * h * (gated && !a->fused_gate_up ? 2.0 : 1.0) : dt.adt * h;
         r->layer += vp_act_item(r, in_b, 1) + vp_act_item(r, dt.adt * f, 1);
     }
+    vp_acts_vision(plan, in, r); /* a VLM's vision tower over workload.images (vlm_images.c); no-op without images */
 }

@@ -72,7 +72,7 @@ typedef struct {
     double attn_dropout, resid_dropout, embd_dropout;
     int gelu_python;     /* gpt2 "gelu_new": NewGELUActivation written as Python ops */
     double final_logit_softcap; /* gemma2: extra elementwise ops over the logits */
-    int64_t vision_params;      /* qwen2_vl: parameters of the vision tower (counted, activations not modelled) */
+    int64_t vision_params;      /* VLMs: parameters of the vision tower + projector (their activations: vlm_images.c) */
     /* ---- state-space models (i13b: families/mamba2.c, families/jamba.c; ssm_state.c) ---- */
     int ssm;                  /* mixer: 0 none, 1 Mamba v1 (MambaMixer / JambaMambaMixer), 2 Mamba2Mixer */
     int64_t ssm_layers;       /* blocks with a Mamba mixer (the rest attend and keep a KV cache) */
@@ -101,6 +101,17 @@ typedef struct {
         int levels, layers_per_block, vae3d, frame_chunk, mid_attn;
         int64_t latent_ch, tile_h, tile_w, tile_frames;
     } d;
+    /* ---- vision-language models (families/vlm.c, gemma3.c, llama4.c, qwen2_vl.c; vlm_images.c):
+     * the vision tower's blocks and how one image becomes decoder tokens; vis_rule 0 = none ---- */
+    int vis_rule;               /* VP_VIS_* (vlm_images.h) */
+    int64_t vis_hidden, vis_inter, vis_layers, vis_heads; /* the tower's encoder blocks */
+    int64_t vis_image, vis_patch, vis_merge; /* tile / default image side, patch, spatial merge */
+    int64_t vis_tokens;         /* fixed tokens per image (gemma3 mm_tokens_per_image), 0 = from the rule */
+    int vis_cls;                /* the tower prepends a class token (CLIP, Llama 4) */
+    int vis_keep_cls;           /* llava vision_feature_select_strategy "full": the class token is kept */
+    int vis_gated;              /* the tower's MLP is gated (SwiGLU: Pixtral, Qwen2.5-VL), else GELU fc1/fc2 */
+    int vis_n_pin;              /* llava_next image_grid_pinpoints (at most 16) */
+    int64_t vis_pin[16][2];     /* (height, width) */
     /* ---- bidirectional encoders (families/bert.c, deberta_v2.c): one forward, no KV cache ---- */
     int encoder_only;           /* BERT, RoBERTa, XLM-R, DeBERTa-v2: inference is a single forward */
     int encoder_mlm;            /* the class (architectures[0]) carries the masked-LM head over every token */

@@ -14,6 +14,7 @@
 #include "alloc_events.h"
 #include "timeline.h"
 #include "util.h"
+#include "vlm_images.h"
 
 /* KV bytes per token of one layer's K (or V): a_kv heads × head_dim (memory-facts §7.1). */
 static double kv_half(const vp_plan *plan, const vp_inst_calc *c) {
@@ -87,7 +88,20 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
     double qd = (double)(a->heads * a->head_dim) / c->act_div_shard;
     double kvd = (double)(a->kv_heads * a->head_dim) / c->act_div_shard;
     double in_b = (double)vp_dtype_bytes(vp_act_dtype(in));
+    /* a VLM's vision tower runs over the batch's images first, under no_grad, one encoder block at a
+     * time: its output, one block's temporaries (freed), then the projected image features that
+     * masked_scatter writes into the embeddings (vlm_images.c) */
+    double vis_tok = 0, vis = has_kv ? vp_vision_infer_peak(plan, in, &vis_tok) : 0.0;
+    int32_t vis_feats = -1;
+    if (vis > 0) {
+        double vout = vis_tok * (double)a->vis_hidden * adt;
+        int32_t vo = vp_ev_alloc(e, (int64_t)vout);
+        vp_ev_free(e, vp_ev_alloc(e, (int64_t)(vis - vout)));
+        vis_feats = vp_ev_alloc(e, (int64_t)(b * (double)plan->image_tokens * h * adt));
+        vp_ev_free(e, vo);
+    }
     int32_t cur = vp_ev_alloc(e, (int64_t)(T * h * adt)), prev = -1; /* embedding output */
+    vp_ev_free(e, vis_feats);
     /* generate passes attention_mask, so the prompt's causal mask is materialized: (b, 1, s, s) at
      * 4 B per element, alive to the end of the call (measured: 33,554,432 B at b 8, s 1024 in the
      * H100 trace l1b-infer-b8p1024n256, never freed before generate returns) */

@@ -40,7 +40,8 @@ static int64_t *slot(vp_plan *p, vp_field f) {
 }
 
 int64_t vp_plan_field_get(const vp_plan *plan, vp_field f) {
-    return f == VP_FIELD_BATCH ? plan->batch : f == VP_FIELD_SEQ ? plan->seq : plan->new_tokens;
+    /* seq is the text: a VLM's image tokens (vlm_images.c) ride inside plan->seq */
+    return f == VP_FIELD_BATCH ? plan->batch : f == VP_FIELD_SEQ ? plan->seq - plan->image_tokens : plan->new_tokens;
 }
 
 static vp_status applies(const vp_plan *plan, vp_field f, vp_error *err) {
@@ -93,6 +94,7 @@ vp_status vp_plan_field_limit(const vp_plan *plan, vp_field f, int64_t *limit, c
                          (long long)pos, plan->mode == VP_MODE_INFER ? "seq + new_tokens" : "seq");
             }
         }
+    if (f == VP_FIELD_SEQ) lim -= plan->image_tokens; /* the text beside the images (vlm_images.c) */
     if (lim < 1) lim = 0; /* no value fits the limits (e.g. the prompt already fills the positions) */
     *limit = lim;
     return VP_OK;
@@ -106,7 +108,7 @@ vp_status vp_plan_field_set(vp_plan *plan, vp_field f, int64_t v, vp_error *err)
         return vp_fail(err, VP_ERR_RANGE, path, "%s = %lld is out of range [%lld, %lld]", path, (long long)v, (long long)lo,
                        (long long)hi);
     int64_t *s = slot(plan, f), old = *s;
-    *s = v;
+    *s = v + (f == VP_FIELD_SEQ ? plan->image_tokens : 0); /* text + a VLM's image tokens (vlm_images.c) */
     vp_status st = vp_plan_check_magnitudes(plan, err);
     if (st) {
         *s = old;

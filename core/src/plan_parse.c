@@ -10,6 +10,7 @@
 #include "registry.h"
 #include "terms.h"
 #include "util.h"
+#include "vlm_images.h"
 
 const char *const vp_role_names[] = {"trained", "reference", "teacher", "ema", "reward", "critic",
                                      "editor", "functional_copy", "custom", NULL};
@@ -344,7 +345,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
 
 static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     static const char *const keys[] = {"mode", "batch", "seq", "grad_accum", "new_tokens", "dec_seq",
-                                       "image_size", "kv_dtype", "frames", "height", "width", "diffusion", NULL};
+                                       "image_size", "kv_dtype", "frames", "height", "width", "diffusion", "images", NULL};
     vp_status st;
     const char *p = "workload";
     if (!w) return vp_fail(err, VP_ERR_FIELD, p, "missing required field workload");
@@ -363,6 +364,7 @@ static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     plan->dec_seq = 128;
     if ((st = vp_json_opt_int(w, p, "dec_seq", 1, MAX_TOKENS, &plan->dec_seq, err))) return st;
     if ((st = vp_json_opt_int(w, p, "image_size", 1, 65536, &plan->image_size, err))) return st;
+    if ((st = vp_json_opt_int(w, p, "images", 0, 64, &plan->images, err))) return st; /* vlm_images.c */
     int kv = VP_DT_BF16;
     if ((st = vp_json_opt_enum(w, p, "kv_dtype", k_dtype, &kv, err))) return st;
     plan->kv_dtype = (vp_dtype)kv;
@@ -776,6 +778,7 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
         }
     }
     if ((st = check_trainable(plan, err))) goto done;
+    if ((st = vp_plan_apply_images(plan, err))) goto done; /* image tokens join seq (vlm_images.c) */
     if ((st = vp_plan_check_magnitudes(plan, err))) goto done;
     if ((st = parse_parallel(cJSON_GetObjectItemCaseSensitive(root, "parallel"), plan, err))) goto done;
     if ((st = validate_layout(plan, err))) goto done;

@@ -202,10 +202,11 @@ static int r_offload_opt(vp_plan *p, char *c, size_t n) {
 }
 
 static int r_half_seq(vp_plan *p, char *c, size_t n) {
-    if (p->seq < 256 || p->mode != VP_MODE_TRAIN) return 0;
-    snprintf(c, n, "Sequence length %lld instead of %lld (fewer tokens or frames per sample)", (long long)(p->seq / 2),
-             (long long)p->seq);
-    p->seq /= 2;
+    int64_t text = p->seq - p->image_tokens; /* a VLM's image tokens stay (vlm_images.c); 0 otherwise */
+    if (text < 256 || p->mode != VP_MODE_TRAIN) return 0;
+    snprintf(c, n, "Sequence length %lld instead of %lld (fewer tokens or frames per sample)", (long long)(text / 2),
+             (long long)text);
+    p->seq = text / 2 + p->image_tokens;
     return 1;
 }
 

@@ -8,6 +8,7 @@
 #include "ssm.h"
 #include "timeline.h"
 #include "util.h"
+#include "vlm_images.h"
 
 /* KV cache bytes per token per layer: K and V of a_kv heads × head_dim (memory-facts §7.1). */
 static double kv_per_token_layer(const vp_plan *plan, const vp_instance *in) {
@@ -68,6 +69,16 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
                       mixer_wins ? "one block at a time: %s tokens × %.0f B (Mamba mixer in_proj, conv, scan outputs + hidden states)"
                                  : "one block at a time: %s tokens × %.0f B (MLP act, up, product + hidden states)",
                       tok, per_tok);
+        /* a VLM's vision tower runs over the images first, one encoder block at a time; its peak stands
+         * beside the KV cache only where it passes the decoder's own temporaries (vlm_images.c) */
+        double vis_tok = 0, vis = vp_vision_infer_peak(plan, in, &vis_tok) - T * per_tok;
+        if (vis > 0) {
+            char vt[24];
+            vp_fmt_count(vt, sizeof vt, vis_tok);
+            vp_moment_add(p, &c->owner, "vision_tower", "Vision tower forward", (int64_t)vis,
+                          "%s tower positions (%lld image(s) × batch) × one block's MLP temporaries + output, above the "
+                          "decoder's prefill temporaries", vt, (long long)plan->images);
+        }
         /* LlamaModel.forward keeps `inputs_embeds = self.embed_tokens(input_ids)` in a local variable
          * until it returns, and the rotary cos, sin (b, s, head_dim) in the model dtype serve every
          * block (H100 trace l1b-infer-b8p1024n256, run1: the embedding output, event 297, is freed only

@@ -66,6 +66,8 @@ void vp_count_add(vp_param_counts *c, int64_t attn, int64_t mlp, int64_t norm, i
 int64_t vp_siglip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err);
 int64_t vp_clip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err);
 vp_status vp_read_vit_tower(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err);
+/* ... and its block shapes into a->vis_* (vlm_images.c). */
+vp_status vp_read_vis_shape(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err);
 
 /* ---- family readers and counts (one file each) ---------------------------------------------- */
 vp_status vp_read_llama(const cJSON *, const char *, vp_arch *, vp_error *);

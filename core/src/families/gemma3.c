@@ -17,6 +17,7 @@
  * mm_soft_emb_norm = Gemma3RMSNorm(vision_hidden). Checked: gemma-3-4b-it 4,300,079,472 and
  * gemma-3-1b-it 999,885,952 (tests/core/test_families.c). */
 #include "family.h"
+#include "vlm_images.h"
 
 static const vp_decoder_defaults k_text = {2304, 26, 8, 4, 256, 9216, 262208, 1};
 
@@ -69,8 +70,14 @@ vp_status vp_read_gemma3(const cJSON *c, const char *p, vp_arch *a, vp_error *er
     }
     int64_t e = 0;
     int64_t tower = vp_siglip_vision_params(v, vp, &e, &st, err);
+    if (!st) st = vp_read_vis_shape(v, vp, 1, a, err); /* the tower's blocks for the image memory */
     cJSON_Delete(dflt);
     if (st) return st;
+    /* Gemma3Config mm_tokens_per_image (256): the projector avg-pools the (896/14)^2 = 4096 SigLIP
+     * patches to 16 × 16 tokens per image (modeling_gemma3.py Gemma3MultiModalProjector) */
+    a->vis_rule = VP_VIS_FIXED;
+    a->vis_tokens = 256;
+    if ((st = vp_json_opt_int(c, p, "mm_tokens_per_image", 1, 1048576, &a->vis_tokens, err))) return st;
     a->vision_params = tower + e * a->hidden + e; /* + projector weight and its RMSNorm */
     return VP_OK;
 }

@@ -16,6 +16,7 @@
  * Llama-4-Scout-17B-16E: 108,641,793,536 (tests/core/test_families.c). The shared expert's saved
  * activations are not in the shared MoE accounting yet (it counts the routed experts' top-k). */
 #include "family.h"
+#include "vlm_images.h"
 
 vp_status vp_read_llama4(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     char tp[128], vp[128];
@@ -65,6 +66,20 @@ vp_status vp_read_llama4(const cJSON *c, const char *p, vp_arch *a, vp_error *er
     int64_t n = (img / patch) * (img / patch);
     int64_t layer = 2 * e + 4 * (e * e + e) + 2 * e + (e * f + f) + (f * e + e);
     a->vision_params = ch * patch * patch * e + e + (n + 1) * e + 4 * e + L * layer + f * pin + pout * pout + vout * a->hidden;
+    /* image tokens (vlm_images.c): tiles of image_size, class token, pixel_shuffle_ratio 0.5
+     * (Llama4VisionConfig) -> merge 2 per side; num_attention_heads 16 */
+    double ratio = 0.5;
+    if ((st = vp_json_opt_num(v, vp, "pixel_shuffle_ratio", 0.01, 1.0, &ratio, err))) return st;
+    a->vis_rule = VP_VIS_LLAMA4;
+    a->vis_hidden = e;
+    a->vis_inter = f;
+    a->vis_layers = L;
+    a->vis_heads = 16;
+    a->vis_image = img;
+    a->vis_patch = patch;
+    a->vis_merge = (int64_t)(1.0 / ratio + 0.5);
+    a->vis_cls = 1;
+    if ((st = vp_json_opt_int(v, vp, "num_attention_heads", 1, 65536, &a->vis_heads, err))) return st;
     return VP_OK;
 }
 

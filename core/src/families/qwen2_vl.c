@@ -1,11 +1,12 @@
 /* qwen2_vl.c: Qwen2-VL (models/qwen2_vl): the Qwen2 decoder plus a vision tower whose parameters are
- * counted (vision_params); its activations are not modelled.
+ * counted (vision_params); its shapes go to vp_arch.vis_* for workload.images (vlm_images.c).
  *
  * Vision tower (modeling_qwen2_vl.py Qwen2VisionTransformerPretrainedModel): Conv3d patch embedding
  * (no bias), depth × [LayerNorm, qkv Linear(e, 3e), proj, LayerNorm, MLP e -> e·mlp_ratio -> e],
  * PatchMerger LayerNorm + Linear(4e, 4e) + Linear(4e, hidden).
  * 675,759,104 for Qwen2-VL-7B (memory-facts §10, counted on the meta device). */
 #include "family.h"
+#include "vlm_images.h"
 
 static vp_status read_vision(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "vision_config");
@@ -31,6 +32,16 @@ static vp_status read_vision(const cJSON *c, const char *p, vp_arch *a, vp_error
     int64_t f = e * ratio, m = e * merge * merge;
     int64_t block = 2 * e + (e * 3 * e + 3 * e) + (e * e + e) + 2 * e + (e * f + f) + (f * e + e);
     a->vision_params = ch * tpatch * patch * patch * e + depth * block + 2 * e + (m * m + m) + (m * out + out);
+    /* image tokens (vlm_images.c): dynamic resolution, merge^2 patches per token; num_heads 16 */
+    a->vis_rule = VP_VIS_QWEN;
+    a->vis_hidden = e;
+    a->vis_inter = f;
+    a->vis_layers = depth;
+    a->vis_heads = 16;
+    a->vis_image = 448;
+    a->vis_patch = patch;
+    a->vis_merge = merge;
+    if ((st = vp_json_opt_int(v, vp, "num_heads", 1, 65536, &a->vis_heads, err))) return st;
     return VP_OK;
 }
 

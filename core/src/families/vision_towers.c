@@ -13,6 +13,8 @@
  * patch_embedding Conv2d(C, e, p, bias=False) + position_embedding ((S/p)² + 1, e); pre_layrnorm;
  * CLIPEncoderLayer as SigLIP's; post_layernorm. CLIPVisionConfig defaults: 768, 3072, 12 layers,
  * 3 channels, image 224, patch 32. */
+#include <string.h>
+
 #include "family.h"
 
 typedef struct {
@@ -84,5 +86,21 @@ vp_status vp_read_vit_tower(const cJSON *v, const char *vp, int siglip, vp_arch 
     a->mlp = VP_MLP_GELU;
     a->norm = VP_NORM_LAYER;
     a->norms_per_layer = 2;
+    return VP_OK;
+}
+
+/* The tower's block shapes for the image memory (vlm_images.c): a CLIP or SigLIP vision_config. */
+vp_status vp_read_vis_shape(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err) {
+    vp_arch t;
+    memset(&t, 0, sizeof t);
+    vp_status st = vp_read_vit_tower(v, vp, siglip, &t, err);
+    if (st) return st;
+    a->vis_hidden = t.hidden;
+    a->vis_inter = t.inter;
+    a->vis_layers = t.layers;
+    a->vis_heads = t.heads;
+    a->vis_image = t.image_size;
+    a->vis_patch = t.patch_size;
+    a->vis_cls = !siglip; /* CLIPVisionEmbeddings prepends class_embedding; SigLIP has none */
     return VP_OK;
 }

@@ -1,8 +1,8 @@
 /* vlm.c: vision-language families whose language model is another family's config in text_config:
  * llava, llava_next (CLIP tower), mistral3 (Pixtral tower), qwen2_5_vl (its own tower). The language
  * model is read by its own family (text_config.model_type); the tower and projector parameters go to
- * vp_arch.vision_params (counted; their activations are not modelled yet, and the image tokens a
- * prompt carries count in the workload's seq).
+ * vp_arch.vision_params; the tower's block shapes and the rule turning an image into decoder tokens go
+ * to vp_arch.vis_* for workload.images (vlm_images.c: image tokens, the tower's activations).
  *
  * Published llava configs are sparse: text_config carries only what differs from the config class
  * (LlamaConfig: vocab 32000, hidden 4096, intermediate 11008, 32 layers, 32 heads; MistralConfig:
@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "family.h"
+#include "vlm_images.h"
 
 static const char k_llama_defaults[] =
     "{\"vocab_size\":32000,\"hidden_size\":4096,\"intermediate_size\":11008,\"num_hidden_layers\":32,"
@@ -79,6 +80,40 @@ static const cJSON *vision(const cJSON *c, const char *p, char *vp, size_t n, vp
     return v;
 }
 
+/* How an image becomes tokens (vlm_images.c): the CLIP tower's shape, vision_feature_select_strategy
+ * (LlavaConfig default "default": the CLS feature is dropped) and, for llava_next, image_grid_pinpoints
+ * (LlavaNextConfig default [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]]). */
+static vp_status read_llava_images(const cJSON *c, const char *p, const cJSON *v, const char *vp, vp_arch *a, int next,
+                                   vp_error *err) {
+    vp_status st;
+    if ((st = vp_read_vis_shape(v, vp, 0, a, err))) return st;
+    a->vis_rule = next ? VP_VIS_LLAVA_NEXT : VP_VIS_LLAVA;
+    const cJSON *sel = cJSON_GetObjectItemCaseSensitive(c, "vision_feature_select_strategy");
+    a->vis_keep_cls = cJSON_IsString(sel) && sel->valuestring && !strcmp(sel->valuestring, "full");
+    if (!next) return VP_OK;
+    static const int64_t dflt[5][2] = {{336, 672}, {672, 336}, {672, 672}, {1008, 336}, {336, 1008}};
+    a->vis_n_pin = 5;
+    memcpy(a->vis_pin, dflt, sizeof dflt);
+    const cJSON *pins = cJSON_GetObjectItemCaseSensitive(c, "image_grid_pinpoints");
+    if (!pins || cJSON_IsNull(pins)) return VP_OK;
+    char pp[128];
+    vp_path_key(pp, sizeof pp, p, "image_grid_pinpoints");
+    int n = cJSON_IsArray(pins) ? cJSON_GetArraySize(pins) : 0;
+    if (n < 1 || n > 16) return vp_fail(err, VP_ERR_FIELD, pp, "%s must be a list of 1 to 16 [height, width] pairs", pp);
+    for (int i = 0; i < n; i++) {
+        const cJSON *pr = cJSON_GetArrayItem(pins, i);
+        const cJSON *h = cJSON_GetArrayItem(pr, 0), *w = cJSON_GetArrayItem(pr, 1);
+        if (!cJSON_IsArray(pr) || cJSON_GetArraySize(pr) != 2 || !cJSON_IsNumber(h) || !cJSON_IsNumber(w) ||
+            h->valuedouble < 1 || w->valuedouble < 1 || h->valuedouble > 65536 || w->valuedouble > 65536 ||
+            h->valuedouble != (double)(int64_t)h->valuedouble || w->valuedouble != (double)(int64_t)w->valuedouble)
+            return vp_fail(err, VP_ERR_FIELD, pp, "%s[%d] must be [height, width] in pixels (1..65536)", pp, i);
+        a->vis_pin[i][0] = (int64_t)h->valuedouble;
+        a->vis_pin[i][1] = (int64_t)w->valuedouble;
+    }
+    a->vis_n_pin = n;
+    return VP_OK;
+}
+
 static vp_status read_llava(const cJSON *c, const char *p, vp_arch *a, int next, vp_error *err) {
     vp_status st;
     if ((st = read_text(c, p, "text_config", "llama", a, err))) return st;
@@ -92,7 +127,7 @@ static vp_status read_llava(const cJSON *c, const char *p, vp_arch *a, int next,
     if ((st = vp_json_opt_bool(c, p, "multimodal_projector_bias", &bias, err))) return st;
     int64_t t = a->hidden;
     a->vision_params = tower + e * t + t * t + (bias ? 2 * t : 0) + (next ? t : 0);
-    return VP_OK;
+    return read_llava_images(c, p, v, vp, a, next, err);
 }
 
 vp_status vp_read_llava(const cJSON *c, const char *p, vp_arch *a, vp_error *err) { return read_llava(c, p, a, 0, err); }
@@ -117,6 +152,18 @@ vp_status vp_read_mistral3(const cJSON *c, const char *p, vp_arch *a, vp_error *
     int64_t tower = ch * patch * patch * e + e + L * (2 * e + 4 * e * e + 3 * e * f);
     int64_t proj = e + e * merge * merge * e + e * t + t * t + (bias ? 2 * t : 0);
     a->vision_params = tower + proj;
+    /* image tokens (vlm_images.c): PixtralVisionConfig image_size 1024 by default, heads 16 */
+    a->vis_rule = VP_VIS_PIXTRAL;
+    a->vis_gated = 1; /* PixtralMLP gate/up/down */
+    a->vis_hidden = e;
+    a->vis_inter = f;
+    a->vis_layers = L;
+    a->vis_heads = 16;
+    a->vis_image = 1024;
+    a->vis_patch = patch;
+    a->vis_merge = merge;
+    if ((st = vp_json_opt_int(v, vp, "image_size", patch, 65536, &a->vis_image, err))) return st;
+    if ((st = vp_json_opt_int(v, vp, "num_attention_heads", 1, 65536, &a->vis_heads, err))) return st;
     return VP_OK;
 }
 
@@ -149,5 +196,17 @@ vp_status vp_read_qwen2_5_vl(const cJSON *c, const char *p, vp_arch *a, vp_error
     }
     int64_t block = 2 * e + (e * 3 * e + 3 * e) + (e * e + e) + 2 * (e * f + f) + (f * e + e);
     a->vision_params = ch * tpatch * patch * patch * e + depth * block + e + (m * m + m) + (m * out + out);
+    /* image tokens (vlm_images.c): Qwen2_5_VLVisionConfig num_heads 16; vis_image only bounds the
+     * patch (dynamic resolution) */
+    a->vis_rule = VP_VIS_QWEN;
+    a->vis_gated = 1; /* Qwen2_5_VLMLP gate/up/down */
+    a->vis_hidden = e;
+    a->vis_inter = f;
+    a->vis_layers = depth;
+    a->vis_heads = 16;
+    a->vis_image = 448;
+    a->vis_patch = patch;
+    a->vis_merge = merge;
+    if ((st = vp_json_opt_int(v, vp, "num_heads", 1, 65536, &a->vis_heads, err))) return st;
     return VP_OK;
 }
