@@ -17,15 +17,46 @@ static int block_modules(const vp_instance *inst, lora_mod *m) {
     int64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
     int64_t f = a->experts ? a->expert_inter * a->experts_per_tok : a->inter;
     int n = 0;
+    if (a->kind == VP_KIND_DECODER && a->ssm && a->ssm_layers == a->layers) {
+        /* mamba blocks hold only the mixer. MambaMixer (modeling_mamba.py): in_proj Linear(h, 2·inner),
+         * x_proj Linear(inner, R + 2N), dt_proj Linear(R, inner), out_proj Linear(inner, h).
+         * Mamba2Mixer (modeling_mamba2.py): in_proj Linear(h, inner + conv_dim + H) with
+         * conv_dim = inner + 2·G·N, out_proj Linear(inner, h). */
+        int64_t in = a->ssm_inner, N = a->ssm_state;
+        if (a->ssm == 1) {
+            m[n++] = (lora_mod){VP_T_SSM_IN, h, 2 * in};
+            m[n++] = (lora_mod){VP_T_SSM_X, in, a->ssm_dt_rank + 2 * N};
+            m[n++] = (lora_mod){VP_T_SSM_DT, a->ssm_dt_rank, in};
+        } else {
+            m[n++] = (lora_mod){VP_T_SSM_IN, h, 2 * in + 2 * a->ssm_groups * N + a->ssm_heads};
+        }
+        m[n++] = (lora_mod){VP_T_SSM_OUT, in, h};
+        return n;
+    }
     if (a->kind == VP_KIND_DECODER) {
-        if (a->fused_qkv) {
+        if (a->mla_kv_rank) {
+            /* DeepseekV3Attention (modeling_deepseek_v3.py): q_a_proj Linear(h, q_rank) + q_b_proj
+             * Linear(q_rank, a·(nope + rope)), or q_proj Linear(h, a·(nope + rope)); kv_a_proj_with_mqa
+             * Linear(h, kv_rank + rope), kv_b_proj Linear(kv_rank, a·(nope + v)); o_proj Linear(a·v, h) */
+            int64_t qk = a->heads * (a->mla_nope_dim + a->mla_rope_dim);
+            if (a->mla_q_rank) {
+                m[n++] = (lora_mod){VP_T_Q_A, h, a->mla_q_rank};
+                m[n++] = (lora_mod){VP_T_Q_B, a->mla_q_rank, qk};
+            } else {
+                m[n++] = (lora_mod){VP_T_Q, h, qk};
+            }
+            m[n++] = (lora_mod){VP_T_KV_A, h, a->mla_kv_rank + a->mla_rope_dim};
+            m[n++] = (lora_mod){VP_T_KV_B, a->mla_kv_rank, a->heads * (a->mla_nope_dim + a->mla_v_dim)};
+            m[n++] = (lora_mod){VP_T_O, a->heads * a->mla_v_dim, h};
+            if (a->experts) return n;
+        } else if (a->fused_qkv) {
             m[n++] = (lora_mod){VP_T_QKV, h, q + 2 * kv};
         } else {
             m[n++] = (lora_mod){VP_T_Q, h, q};
             m[n++] = (lora_mod){VP_T_K, h, kv};
             m[n++] = (lora_mod){VP_T_V, h, kv};
         }
-        m[n++] = (lora_mod){VP_T_O, q, h};
+        if (!a->mla_kv_rank) m[n++] = (lora_mod){VP_T_O, q, h};
         if (a->experts) return n; /* expert linears are not adapted by name in PEFT's defaults */
         if (a->fused_gate_up) {
             m[n++] = (lora_mod){VP_T_GATE_UP, h, 2 * f};
@@ -41,7 +72,12 @@ static int block_modules(const vp_instance *inst, lora_mod *m) {
         m[n++] = (lora_mod){VP_T_K, h, q};
         m[n++] = (lora_mod){VP_T_V, h, q};
         m[n++] = (lora_mod){VP_T_O, q, h};
-        m[n++] = (lora_mod){VP_T_FC1, h, f};
+        if (a->mlp == VP_MLP_GEGLU) { /* T5DenseGatedActDense: wi_0, wi_1 (modeling_t5.py) */
+            m[n++] = (lora_mod){VP_T_GATE, h, f};
+            m[n++] = (lora_mod){VP_T_UP, h, f};
+        } else {
+            m[n++] = (lora_mod){VP_T_FC1, h, f};
+        }
         m[n++] = (lora_mod){VP_T_FC2, f, h};
     } else {
         /* gpt2 c_attn / vit qkv (fused), output projection, fc1, fc2; dit to_q/k/v/out, ff */
@@ -116,7 +152,7 @@ double vp_lora_act_items_of(const vp_instance *in, vp_acts *r, unsigned modules)
         } else if (cast) {
             bytes += it(r, ldt * w);    /* x.to(adapter dtype): a fresh copy per module */
         } else {
-            int g = (m[i].bit & (VP_T_Q | VP_T_K | VP_T_V | VP_T_QKV)) ? 0 : (m[i].bit & (VP_T_GATE | VP_T_UP | VP_T_GATE_UP | VP_T_FC1)) ? 1 : 2;
+            int g = (m[i].bit & (VP_T_Q | VP_T_K | VP_T_V | VP_T_QKV | VP_T_Q_A | VP_T_KV_A)) ? 0 : (m[i].bit & (VP_T_GATE | VP_T_UP | VP_T_GATE_UP | VP_T_FC1)) ? 1 : 2;
             if (g == 2 || !shared_input_saved[g]) bytes += it(r, adt * w); /* lora_A saves x itself */
             shared_input_saved[g] = 1;
         }
