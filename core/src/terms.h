@@ -21,6 +21,7 @@ typedef struct {
     int64_t adapter_params;    /* LoRA / bottleneck adapter parameters (part of trainable) */
     int64_t base_bytes;        /* resident bytes of the model's own weights (quantized if asked) */
     int64_t quant_const_bytes; /* absmax / scale constants of quantized weights */
+    int64_t mxfp4_params;      /* of base_params: gpt-oss experts kept in MXFP4 (17/32 B each), 0 if none */
     int64_t adapter_bytes;     /* adapter weights */
     int64_t grad_bytes;        /* .grad tensors after backward */
     vp_dtype grad_dtype;
