@@ -111,6 +111,29 @@ int64_t vp_lora_params_per_layer(const vp_instance *in) {
     return p;
 }
 
+/* All adapter parameters. Hybrid state-space stacks (jamba) differ per block: JambaAttentionDecoderLayer
+ * has q/k/v/o_proj, JambaMambaDecoderLayer a JambaMambaMixer (MambaMixer's in/x/dt/out_proj shapes);
+ * blocks with one expert have JambaMLP gate/up/down_proj, the others JambaExperts, stacked
+ * parameters (MixtralExperts) that PEFT does not adapt by name (modeling_jamba.py). */
+int64_t vp_lora_params_total(const vp_instance *in) {
+    const vp_arch *a = &in->arch;
+    if (in->ft != VP_FT_LORA && in->ft != VP_FT_QLORA) return 0;
+    if (!(a->kind == VP_KIND_DECODER && a->ssm == 1 && a->ssm_layers < a->layers))
+        return vp_lora_params_per_layer(in) * vp_lora_layers(in);
+    int64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim, in_ = a->ssm_inner;
+    int64_t R = a->ssm_dt_rank, N = a->ssm_state, f = a->inter;
+    int64_t n_attn = a->layers - a->ssm_layers, n_dense = a->layers - (a->experts ? a->moe_layers : 0);
+    const struct { unsigned bit; int64_t in, out, blocks; } m[] = {
+        {VP_T_Q, h, q, n_attn}, {VP_T_K, h, kv, n_attn}, {VP_T_V, h, kv, n_attn}, {VP_T_O, q, h, n_attn},
+        {VP_T_SSM_IN, h, 2 * in_, a->ssm_layers}, {VP_T_SSM_X, in_, R + 2 * N, a->ssm_layers},
+        {VP_T_SSM_DT, R, in_, a->ssm_layers}, {VP_T_SSM_OUT, in_, h, a->ssm_layers},
+        {VP_T_GATE, h, f, n_dense}, {VP_T_UP, h, f, n_dense}, {VP_T_DOWN, f, h, n_dense}};
+    int64_t p = 0;
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (in->lora_targets & m[i].bit) p += in->lora_r * (m[i].in + m[i].out) * m[i].blocks;
+    return p;
+}
+
 int vp_lora_modules_per_layer(const vp_instance *in) {
     if (in->ft != VP_FT_LORA && in->ft != VP_FT_QLORA) return 0;
     lora_mod m[12];

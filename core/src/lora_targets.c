@@ -77,6 +77,9 @@ static const tname k_deepseek[] = {{"q_proj", VP_T_Q}, {"q_a_proj", VP_T_Q_A}, {
 static const tname k_mamba[] = {{"in_proj", VP_T_SSM_IN}, {"x_proj", VP_T_SSM_X}, {"dt_proj", VP_T_SSM_DT},
                                 {"out_proj", VP_T_SSM_OUT}, HEAD, END};
 static const tname k_mamba2[] = {{"in_proj", VP_T_SSM_IN}, {"out_proj", VP_T_SSM_OUT}, HEAD, END};
+/* Jamba: attention blocks (q/k/v/o_proj), JambaMambaMixer blocks, JambaMLP (modeling_jamba.py) */
+static const tname k_jamba[] = {LLAMA_ATTN, LLAMA_MLP, {"in_proj", VP_T_SSM_IN}, {"x_proj", VP_T_SSM_X},
+                                {"dt_proj", VP_T_SSM_DT}, {"out_proj", VP_T_SSM_OUT}, HEAD, END};
 
 static const tname *family_names(const vp_arch *a) {
     if (!a || !a->model_type[0] || !strcmp(a->model_type, "custom")) return NULL;
@@ -92,7 +95,7 @@ static const tname *family_names(const vp_arch *a) {
         {"bloom", k_falcon}, {"qwen", k_qwen}, {"internlm2", k_internlm2}, {"glm4", k_glm4},
         {"starcoder2", k_starcoder2}, {"bert", k_bert}, {"roberta", k_bert}, {"xlm-roberta", k_bert},
         {"deberta-v2", k_deberta}, {"deepseek_v2", k_deepseek}, {"deepseek_v3", k_deepseek},
-        {"mamba", k_mamba}, {"mamba2", k_mamba2}, {"mixtral", k_attn_only}, {"qwen2_vl", k_qwen2_vl}};
+        {"mamba", k_mamba}, {"mamba2", k_mamba2}, {"jamba", k_jamba}, {"mixtral", k_attn_only}, {"qwen2_vl", k_qwen2_vl}};
     for (size_t i = 0; i < sizeof k_by_type / sizeof k_by_type[0]; i++)
         if (!strcmp(a->model_type, k_by_type[i].type)) return k_by_type[i].names;
     if (a->fused_qkv && a->fused_gate_up) return k_phi3;
@@ -115,7 +118,7 @@ unsigned vp_lora_target_bits(const vp_arch *arch, const char *name) {
 int vp_lora_target_known(const char *name) {
     static const tname *const all[] = {k_any, k_phi3, k_glm4, k_qwen2_vl, k_neox, k_falcon, k_qwen, k_internlm2,
                                        k_gpt2, k_starcoder2, k_bert, k_deberta, k_t5, k_t5_gated, k_vit, k_dit,
-                                       k_deepseek, k_mamba, k_mamba2};
+                                       k_deepseek, k_mamba, k_mamba2, k_jamba};
     if (!strcmp(name, "all-linear")) return 1;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (lookup(all[i], name)) return 1;
@@ -147,6 +150,7 @@ const char *vp_lora_family_names(const vp_arch *arch) {
     L(k_deepseek, "q_proj q_a_proj q_b_proj kv_a_proj_with_mqa kv_b_proj o_proj gate_proj up_proj down_proj lm_head");
     L(k_mamba, "in_proj x_proj dt_proj out_proj lm_head");
     L(k_mamba2, "in_proj out_proj lm_head");
+    L(k_jamba, "q_proj k_proj v_proj o_proj gate_proj up_proj down_proj in_proj x_proj dt_proj out_proj lm_head");
 #undef L
     return NULL;
 }

@@ -30,6 +30,7 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w);
 /* LoRA: parameters added to one transformer block, and per-token activation bytes per block. */
 int64_t vp_lora_params_per_layer(const vp_instance *in);
 int64_t vp_lora_layers(const vp_instance *in);
+int64_t vp_lora_params_total(const vp_instance *in); /* every block's adapters (hybrid stacks per block type) */
 /* Modules of one block that carry an adapter (the targets this family has). */
 int vp_lora_modules_per_layer(const vp_instance *in);
 double vp_lora_act_per_token_layer(const vp_instance *in);

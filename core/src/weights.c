@@ -21,7 +21,7 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w) {
     w->base_params = pc->total;
     w->adapter_params = 0;
     if (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA)
-        w->adapter_params = vp_lora_params_per_layer(in) * vp_lora_layers(in);
+        w->adapter_params = vp_lora_params_total(in);
     else if (in->ft == VP_FT_ADAPTER)
         w->adapter_params = adapter_params_per_layer(in) * in->arch.layers;
 

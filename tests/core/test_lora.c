@@ -190,6 +190,31 @@ static void mamba2_names(void **s) {
     assert_u64_equal(trainable(cfg, 8, "[\"in_proj\",\"out_proj\"]"), 17891328ULL);
 }
 
+/* mamba-130m (MambaMixer: h 768, inner 1536, state 16, time_step_rank 48, 24 layers), r = 8: in_proj
+ * 768 -> 3072: 8·3840 = 30,720; x_proj 1536 -> 48 + 32: 8·1616 = 12,928; dt_proj 48 -> 1536:
+ * 8·1584 = 12,672; out_proj 1536 -> 768: 8·2304 = 18,432 -> 74,752 per layer × 24 = 1,794,048. */
+static void mamba_names(void **s) {
+    (void)s;
+    const char *cfg = fixture("mamba-130m-hf.json");
+    assert_u64_equal(trainable(cfg, 8, "[\"in_proj\",\"x_proj\",\"dt_proj\",\"out_proj\"]"), 1794048ULL);
+    assert_u64_equal(trainable(cfg, 8, "[\"all-linear\"]"), 1794048ULL);
+}
+
+/* Jamba-1.5-Mini (32 blocks: attention where i % 8 == 4 -> 4 blocks, Mamba in the other 28; one expert
+ * (JambaMLP) where i % 2 == 0 -> 16 blocks, JambaExperts, stacked parameters, in the other 16), r = 8:
+ * attention q 8·8192 = 65,536, k, v 8·(4096 + 1024) = 40,960 each, o 65,536 -> 212,992 × 4 = 851,968;
+ * mixer in_proj 8·(4096 + 16384) = 163,840, x_proj 8·(8192 + 256 + 32) = 67,840, dt_proj
+ * 8·(256 + 8192) = 67,584, out_proj 8·(8192 + 4096) = 98,304 -> 397,568 × 28 = 11,131,904;
+ * MLP gate, up, down 8·(4096 + 14336) = 147,456 each -> 442,368 × 16 = 7,077,888. Sum 19,061,760. */
+static void jamba_names(void **s) {
+    (void)s;
+    const char *cfg = fixture("ai21-jamba-1.5-mini.json");
+    assert_u64_equal(trainable(cfg, 8, "[\"q_proj\",\"k_proj\",\"v_proj\",\"o_proj\",\"in_proj\",\"x_proj\",\"dt_proj\","
+                                       "\"out_proj\",\"gate_proj\",\"up_proj\",\"down_proj\"]"),
+                     19061760ULL);
+    assert_u64_equal(trainable(cfg, 8, "[\"in_proj\"]"), 163840ULL * 28);
+}
+
 /* bert-base-uncased, r = 8 on query and value: 2 × 8·(768 + 768) × 12 = 294,912 (the figure PEFT prints
  * for this model's q, v LoRA before a task head is added). */
 static void bert_names(void **s) {
@@ -231,6 +256,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(internlm2_names),
         cmocka_unit_test(deepseek_mla_names),
         cmocka_unit_test(mamba2_names),
+        cmocka_unit_test(mamba_names),
+        cmocka_unit_test(jamba_names),
         cmocka_unit_test(bert_names),
         cmocka_unit_test(wrong_names),
     };
