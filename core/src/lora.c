@@ -118,6 +118,16 @@ int64_t vp_lora_params_per_layer(const vp_instance *in) {
 int64_t vp_lora_params_total(const vp_instance *in) {
     const vp_arch *a = &in->arch;
     if (in->ft != VP_FT_LORA && in->ft != VP_FT_QLORA) return 0;
+    if (a->kind == VP_KIND_T5) {
+        /* T5 decoder blocks also hold the cross-attention T5Attention (layer[1].EncDecAttention), whose
+         * q, k, v, o the same names select (modeling_t5.py T5LayerCrossAttention) */
+        int64_t h = a->hidden, q = a->heads * a->head_dim, cross = 0;
+        if (in->lora_targets & VP_T_Q) cross += h + q;
+        if (in->lora_targets & VP_T_K) cross += h + q;
+        if (in->lora_targets & VP_T_V) cross += h + q;
+        if (in->lora_targets & VP_T_O) cross += q + h;
+        return vp_lora_params_per_layer(in) * vp_lora_layers(in) + in->lora_r * cross * a->dec_layers;
+    }
     if (!(a->kind == VP_KIND_DECODER && a->ssm == 1 && a->ssm_layers < a->layers))
         return vp_lora_params_per_layer(in) * vp_lora_layers(in);
     int64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim, in_ = a->ssm_inner;

@@ -215,6 +215,15 @@ static void jamba_names(void **s) {
     assert_u64_equal(trainable(cfg, 8, "[\"in_proj\"]"), 163840ULL * 28);
 }
 
+/* T5-base (d_model 768, 12 heads × d_kv 64, 12 encoder + 12 decoder blocks), r = 16 on q, v: "q" and
+ * "v" select the encoder self-attention, the decoder self-attention and the decoder cross-attention
+ * (EncDecAttention): 36 attention modules × 2 × 16·(768 + 768) = 1,769,472, the figure PEFT prints for
+ * flan-t5-base (same attention shapes) with r = 16 on q, v ("trainable params: 1769472"). */
+static void t5_cross_attention(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(CFG_T5_BASE, 16, "[\"q\",\"v\"]"), 1769472ULL);
+}
+
 /* bert-base-uncased, r = 8 on query and value: 2 × 8·(768 + 768) × 12 = 294,912 (the figure PEFT prints
  * for this model's q, v LoRA before a task head is added). */
 static void bert_names(void **s) {
@@ -258,6 +267,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(mamba2_names),
         cmocka_unit_test(mamba_names),
         cmocka_unit_test(jamba_names),
+        cmocka_unit_test(t5_cross_attention),
         cmocka_unit_test(bert_names),
         cmocka_unit_test(wrong_names),
     };
