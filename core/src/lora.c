@@ -111,6 +111,25 @@ int64_t vp_lora_params_per_layer(const vp_instance *in) {
     return p;
 }
 
+/* Adapters on one MLP of intermediate f (0 when f is 0), the decoder MLP of block_modules. */
+static int64_t mlp_params(const vp_instance *in, int64_t f) {
+    const vp_arch *a = &in->arch;
+    int64_t h = a->hidden, p = 0;
+    unsigned t = in->lora_targets;
+    int gated = a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU;
+    if (f <= 0) return 0;
+    if (a->fused_gate_up) {
+        if (t & VP_T_GATE_UP) p += h + 2 * f;
+    } else if (gated) {
+        if (t & VP_T_GATE) p += h + f;
+        if (t & VP_T_UP) p += h + f;
+    } else if (t & VP_T_FC1) {
+        p += h + f;
+    }
+    if (t & (gated ? VP_T_DOWN : VP_T_FC2)) p += f + h;
+    return in->lora_r * p;
+}
+
 /* All adapter parameters. Hybrid state-space stacks (jamba) differ per block: JambaAttentionDecoderLayer
  * has q/k/v/o_proj, JambaMambaDecoderLayer a JambaMambaMixer (MambaMixer's in/x/dt/out_proj shapes);
  * blocks with one expert have JambaMLP gate/up/down_proj, the others JambaExperts, stacked
@@ -127,6 +146,16 @@ int64_t vp_lora_params_total(const vp_instance *in) {
         if (in->lora_targets & VP_T_V) cross += h + q;
         if (in->lora_targets & VP_T_O) cross += q + h;
         return vp_lora_params_per_layer(in) * vp_lora_layers(in) + in->lora_r * cross * a->dec_layers;
+    }
+    if (a->kind == VP_KIND_DECODER && a->experts && !a->ssm) {
+        /* MoE decoders: the routed experts are stacked parameters PEFT does not adapt by name, but the
+         * MLP names select the dense blocks' MLP (deepseek first_k_dense_replace, llama4
+         * intermediate_size_mlp, qwen3_moe mlp_only_layers) and the shared expert MLP of the sparse
+         * blocks (DeepseekV3MoE.shared_experts = MLP(moe_intermediate_size · n_shared_experts),
+         * Qwen2MoeSparseMoeBlock.shared_expert, Llama4TextMoe.shared_expert) */
+        int64_t n_moe = a->moe_layers, n_dense = a->layers - n_moe;
+        int64_t fs = a->shared_expert_inter ? a->shared_expert_inter : a->expert_inter * a->shared_experts;
+        return vp_lora_params_per_layer(in) * a->layers + mlp_params(in, a->inter) * n_dense + mlp_params(in, fs) * n_moe;
     }
     if (!(a->kind == VP_KIND_DECODER && a->ssm == 1 && a->ssm_layers < a->layers))
         return vp_lora_params_per_layer(in) * vp_lora_layers(in);

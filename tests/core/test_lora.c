@@ -179,6 +179,11 @@ static void deepseek_mla_names(void **s) {
     const char *cfg = fixture("deepseek-v2-lite.json");
     assert_u64_equal(trainable(cfg, 8, "[\"q_proj\",\"kv_a_proj_with_mqa\",\"kv_b_proj\",\"o_proj\"]"), 3552768ULL);
     assert_u64_equal(trainable(cfg, 8, "[\"kv_b_proj\"]"), 36864ULL * 27);
+    /* gate/up/down_proj: the first_k_dense_replace = 1 dense block's MLP (intermediate 10944):
+     * 3 × 8·(2048 + 10944) = 311,808, and the shared experts' MLP of the 26 MoE blocks
+     * (moe_intermediate_size 1408 × n_shared_experts 2 = 2816): 3 × 8·(2048 + 2816) = 116,736 × 26
+     * = 3,035,136; the 64 routed experts are stacked parameters -> 3,346,944 */
+    assert_u64_equal(trainable(cfg, 8, "[\"gate_proj\",\"up_proj\",\"down_proj\"]"), 3346944ULL);
 }
 
 /* Mamba-Codestral-7B (mamba2: h 4096, inner 8192, 8 groups, state 128, 128 heads, 64 layers), r = 8:
