@@ -157,6 +157,8 @@ int64_t vp_lora_params_total(const vp_instance *in) {
         int64_t fs = a->shared_expert_inter ? a->shared_expert_inter : a->expert_inter * a->shared_experts;
         return vp_lora_params_per_layer(in) * a->layers + mlp_params(in, a->inter) * n_dense + mlp_params(in, fs) * n_moe;
     }
+    if (a->head_denses && (in->lora_targets & VP_T_O)) /* bert "dense" outside the blocks, Linear(h, h) each */
+        return vp_lora_params_per_layer(in) * vp_lora_layers(in) + in->lora_r * 2 * a->hidden * a->head_denses;
     if (!(a->kind == VP_KIND_DECODER && a->ssm == 1 && a->ssm_layers < a->layers))
         return vp_lora_params_per_layer(in) * vp_lora_layers(in);
     int64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim, in_ = a->ssm_inner;

@@ -233,7 +233,14 @@ static void t5_cross_attention(void **s) {
  * for this model's q, v LoRA before a task head is added). */
 static void bert_names(void **s) {
     (void)s;
-    assert_u64_equal(trainable(fixture("bert-base-uncased.json"), 8, "[\"query\",\"value\"]"), 294912ULL);
+    const char *cfg = fixture("bert-base-uncased.json");
+    assert_u64_equal(trainable(cfg, 8, "[\"query\",\"value\"]"), 294912ULL);
+    /* "dense": attention.output.dense 8·1536 = 12,288, intermediate.dense and output.dense 8·3840 = 30,720
+     * each -> 73,728 × 12 = 884,736, plus the BertForMaskedLM head's cls.predictions.transform.dense
+     * 8·1536 = 12,288 (no pooler in this class) -> 897,024 */
+    assert_u64_equal(trainable(cfg, 8, "[\"dense\"]"), 897024ULL);
+    /* all-linear adds query, key, value (3 × 12,288 × 12 = 442,368); the tied decoder is the output layer */
+    assert_u64_equal(trainable(cfg, 8, "[\"all-linear\"]"), 897024ULL + 442368ULL);
 }
 
 /* A name no family has is an error naming the entry; a name of another family alone is PEFT's "not
