@@ -229,8 +229,23 @@ static void t5_cross_attention(void **s) {
     assert_u64_equal(trainable(CFG_T5_BASE, 16, "[\"q\",\"v\"]"), 1769472ULL);
 }
 
-/* bert-base-uncased, r = 8 on query and value: 2 × 8·(768 + 768) × 12 = 294,912 (the figure PEFT prints
- * for this model's q, v LoRA before a task head is added). */
+/* Falcon-7B (h 4544, 71 query heads of 64 and one K,V head: query_key_value 4544 -> 4544 + 2·64 =
+ * 4672; 32 layers), r = 16 on query_key_value: 16·(4544 + 4672) = 147,456 × 32 = 4,718,592 (hand count;
+ * the fused output is 4672, not 3·4544, because of multi-query attention). */
+static void falcon_names(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(fixture("falcon-7b.json"), 16, "[\"query_key_value\"]"), 4718592ULL);
+}
+
+/* GPT-2 (h 768, 12 layers): r = 8 on c_attn 8·(768 + 2304) = 24,576 × 12 = 294,912; "c_proj" is
+ * attn.c_proj 8·1536 = 12,288 and mlp.c_proj 8·(3072 + 768) = 30,720 -> with c_attn 67,584 × 12 = 811,008. */
+static void gpt2_names(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(CFG_GPT2, 8, "[\"c_attn\"]"), 294912ULL);
+    assert_u64_equal(trainable(CFG_GPT2, 8, "[\"c_attn\",\"c_proj\"]"), 811008ULL);
+}
+
+/* bert-base-uncased, r = 8 on query and value: 2 × 8·(768 + 768) × 12 = 294,912 (hand count). */
 static void bert_names(void **s) {
     (void)s;
     const char *cfg = fixture("bert-base-uncased.json");
@@ -280,6 +295,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(mamba_names),
         cmocka_unit_test(jamba_names),
         cmocka_unit_test(t5_cross_attention),
+        cmocka_unit_test(falcon_names),
+        cmocka_unit_test(gpt2_names),
         cmocka_unit_test(bert_names),
         cmocka_unit_test(wrong_names),
     };
