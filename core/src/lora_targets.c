@@ -64,6 +64,10 @@ static const tname k_t5[] = {{"q", VP_T_Q}, {"k", VP_T_K}, {"v", VP_T_V}, {"o", 
                              {"wo", VP_T_FC2}, HEAD, END};
 static const tname k_t5_gated[] = {{"q", VP_T_Q}, {"k", VP_T_K}, {"v", VP_T_V}, {"o", VP_T_O}, {"wi_0", VP_T_GATE},
                                    {"wi_1", VP_T_UP}, {"wo", VP_T_FC2}, HEAD, END};
+/* WhisperAttention q/k/v_proj + out_proj (self and, in the decoder, encoder_attn), fc1, fc2, proj_out
+ * head (modeling_whisper.py) */
+static const tname k_whisper[] = {{"q_proj", VP_T_Q}, {"k_proj", VP_T_K}, {"v_proj", VP_T_V}, {"out_proj", VP_T_O},
+                                  {"fc1", VP_T_FC1}, {"fc2", VP_T_FC2}, {"proj_out", VP_T_LM_HEAD}, END};
 static const tname k_vit[] = {{"qkv", VP_T_QKV}, {"proj", VP_T_O}, {"fc1", VP_T_FC1}, {"fc2", VP_T_FC2},
                               {"dense", VP_T_O}, END};
 static const tname k_dit[] = {{"to_q", VP_T_Q}, {"to_k", VP_T_K}, {"to_v", VP_T_V}, {"to_out.0", VP_T_O},
@@ -85,7 +89,9 @@ static const tname *family_names(const vp_arch *a) {
     if (!a || !a->model_type[0] || !strcmp(a->model_type, "custom")) return NULL;
     switch (a->kind) {
     case VP_KIND_GPT2: return k_gpt2;
-    case VP_KIND_T5: return a->mlp == VP_MLP_GEGLU ? k_t5_gated : k_t5;
+    case VP_KIND_T5:
+        if (!strcmp(a->model_type, "whisper")) return k_whisper;
+        return a->mlp == VP_MLP_GEGLU ? k_t5_gated : k_t5;
     case VP_KIND_VIT: return k_vit;
     case VP_KIND_DIT: return k_dit;
     case VP_KIND_DECODER: break;
@@ -118,7 +124,7 @@ unsigned vp_lora_target_bits(const vp_arch *arch, const char *name) {
 int vp_lora_target_known(const char *name) {
     static const tname *const all[] = {k_any, k_phi3, k_glm4, k_qwen2_vl, k_neox, k_falcon, k_qwen, k_internlm2,
                                        k_gpt2, k_starcoder2, k_bert, k_deberta, k_t5, k_t5_gated, k_vit, k_dit,
-                                       k_deepseek, k_mamba, k_mamba2, k_jamba};
+                                       k_deepseek, k_mamba, k_mamba2, k_jamba, k_whisper};
     if (!strcmp(name, "all-linear")) return 1;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (lookup(all[i], name)) return 1;
@@ -145,6 +151,7 @@ const char *vp_lora_family_names(const vp_arch *arch) {
     L(k_deberta, "query_proj key_proj value_proj dense");
     L(k_t5, "q k v o wi wo lm_head");
     L(k_t5_gated, "q k v o wi_0 wi_1 wo lm_head");
+    L(k_whisper, "q_proj k_proj v_proj out_proj fc1 fc2 proj_out");
     L(k_vit, "qkv proj fc1 fc2 dense");
     L(k_dit, "to_q to_k to_v to_out.0 proj");
     L(k_deepseek, "q_proj q_a_proj q_b_proj kv_a_proj_with_mqa kv_b_proj o_proj gate_proj up_proj down_proj lm_head");

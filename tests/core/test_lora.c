@@ -245,6 +245,14 @@ static void gpt2_names(void **s) {
     assert_u64_equal(trainable(CFG_GPT2, 8, "[\"c_attn\",\"c_proj\"]"), 811008ULL);
 }
 
+/* Whisper-large-v3 (d_model 1280, 32 encoder + 32 decoder layers): r = 8 on q_proj, v_proj select the
+ * encoder self-attention, decoder self-attention and decoder encoder_attn: 96 modules × 2 × 8·2560
+ * = 3,932,160. */
+static void whisper_names(void **s) {
+    (void)s;
+    assert_u64_equal(trainable(fixture("whisper-large-v3.json"), 8, "[\"q_proj\",\"v_proj\"]"), 3932160ULL);
+}
+
 /* bert-base-uncased, r = 8 on query and value: 2 × 8·(768 + 768) × 12 = 294,912 (hand count). */
 static void bert_names(void **s) {
     (void)s;
@@ -297,6 +305,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(t5_cross_attention),
         cmocka_unit_test(falcon_names),
         cmocka_unit_test(gpt2_names),
+        cmocka_unit_test(whisper_names),
         cmocka_unit_test(bert_names),
         cmocka_unit_test(wrong_names),
     };
