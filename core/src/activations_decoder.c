@@ -49,7 +49,7 @@ void vp_acts_decoder(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         R = L;
     }
     /* LoRA tensors are listed where their module runs (the sum is the same wherever they go) */
-    double Lr = vp_lora_act_items_of(in, r, VP_T_Q | VP_T_K | VP_T_V | VP_T_QKV);
+    double Lr = vp_lora_act_items_of(in, r, VP_T_Q | VP_T_K | VP_T_V | VP_T_QKV | VP_T_Q_A | VP_T_Q_B | VP_T_KV_A | VP_T_KV_B);
     /* attention core */
     double attn_s = 0;
     double kv_extra = 0, kv_total = 0;

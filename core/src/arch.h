@@ -115,6 +115,7 @@ typedef struct {
     /* ---- bidirectional encoders (families/bert.c, deberta_v2.c): one forward, no KV cache ---- */
     int encoder_only;           /* BERT, RoBERTa, XLM-R, DeBERTa-v2: inference is a single forward */
     int encoder_mlm;            /* the class (architectures[0]) carries the masked-LM head over every token */
+    int head_denses;            /* Linear(h, h) named "dense" outside the blocks: pooler, MLM transform, RoBERTa classifier (LoRA "dense") */
 } vp_arch;
 
 /* Parse a Hugging Face config.json object (cJSON *) into arch. path names the object in errors. */

@@ -17,15 +17,46 @@ static int block_modules(const vp_instance *inst, lora_mod *m) {
     int64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
     int64_t f = a->experts ? a->expert_inter * a->experts_per_tok : a->inter;
     int n = 0;
+    if (a->kind == VP_KIND_DECODER && a->ssm && a->ssm_layers == a->layers) {
+        /* mamba blocks hold only the mixer. MambaMixer (modeling_mamba.py): in_proj Linear(h, 2·inner),
+         * x_proj Linear(inner, R + 2N), dt_proj Linear(R, inner), out_proj Linear(inner, h).
+         * Mamba2Mixer (modeling_mamba2.py): in_proj Linear(h, inner + conv_dim + H) with
+         * conv_dim = inner + 2·G·N, out_proj Linear(inner, h). */
+        int64_t in = a->ssm_inner, N = a->ssm_state;
+        if (a->ssm == 1) {
+            m[n++] = (lora_mod){VP_T_SSM_IN, h, 2 * in};
+            m[n++] = (lora_mod){VP_T_SSM_X, in, a->ssm_dt_rank + 2 * N};
+            m[n++] = (lora_mod){VP_T_SSM_DT, a->ssm_dt_rank, in};
+        } else {
+            m[n++] = (lora_mod){VP_T_SSM_IN, h, 2 * in + 2 * a->ssm_groups * N + a->ssm_heads};
+        }
+        m[n++] = (lora_mod){VP_T_SSM_OUT, in, h};
+        return n;
+    }
     if (a->kind == VP_KIND_DECODER) {
-        if (a->fused_qkv) {
+        if (a->mla_kv_rank) {
+            /* DeepseekV3Attention (modeling_deepseek_v3.py): q_a_proj Linear(h, q_rank) + q_b_proj
+             * Linear(q_rank, a·(nope + rope)), or q_proj Linear(h, a·(nope + rope)); kv_a_proj_with_mqa
+             * Linear(h, kv_rank + rope), kv_b_proj Linear(kv_rank, a·(nope + v)); o_proj Linear(a·v, h) */
+            int64_t qk = a->heads * (a->mla_nope_dim + a->mla_rope_dim);
+            if (a->mla_q_rank) {
+                m[n++] = (lora_mod){VP_T_Q_A, h, a->mla_q_rank};
+                m[n++] = (lora_mod){VP_T_Q_B, a->mla_q_rank, qk};
+            } else {
+                m[n++] = (lora_mod){VP_T_Q, h, qk};
+            }
+            m[n++] = (lora_mod){VP_T_KV_A, h, a->mla_kv_rank + a->mla_rope_dim};
+            m[n++] = (lora_mod){VP_T_KV_B, a->mla_kv_rank, a->heads * (a->mla_nope_dim + a->mla_v_dim)};
+            m[n++] = (lora_mod){VP_T_O, a->heads * a->mla_v_dim, h};
+            if (a->experts) return n;
+        } else if (a->fused_qkv) {
             m[n++] = (lora_mod){VP_T_QKV, h, q + 2 * kv};
         } else {
             m[n++] = (lora_mod){VP_T_Q, h, q};
             m[n++] = (lora_mod){VP_T_K, h, kv};
             m[n++] = (lora_mod){VP_T_V, h, kv};
         }
-        m[n++] = (lora_mod){VP_T_O, q, h};
+        if (!a->mla_kv_rank) m[n++] = (lora_mod){VP_T_O, q, h};
         if (a->experts) return n; /* expert linears are not adapted by name in PEFT's defaults */
         if (a->fused_gate_up) {
             m[n++] = (lora_mod){VP_T_GATE_UP, h, 2 * f};
@@ -41,7 +72,12 @@ static int block_modules(const vp_instance *inst, lora_mod *m) {
         m[n++] = (lora_mod){VP_T_K, h, q};
         m[n++] = (lora_mod){VP_T_V, h, q};
         m[n++] = (lora_mod){VP_T_O, q, h};
-        m[n++] = (lora_mod){VP_T_FC1, h, f};
+        if (a->mlp == VP_MLP_GEGLU) { /* T5DenseGatedActDense: wi_0, wi_1 (modeling_t5.py) */
+            m[n++] = (lora_mod){VP_T_GATE, h, f};
+            m[n++] = (lora_mod){VP_T_UP, h, f};
+        } else {
+            m[n++] = (lora_mod){VP_T_FC1, h, f};
+        }
         m[n++] = (lora_mod){VP_T_FC2, f, h};
     } else {
         /* gpt2 c_attn / vit qkv (fused), output projection, fc1, fc2; dit to_q/k/v/out, ff */
@@ -72,6 +108,70 @@ int64_t vp_lora_params_per_layer(const vp_instance *in) {
     for (int i = 0; i < n; i++)
         if (in->lora_targets & m[i].bit) p += in->lora_r * (m[i].in + m[i].out);
     /* MoE blocks: every expert's linears when the expert names are targeted */
+    return p;
+}
+
+/* Adapters on one MLP of intermediate f (0 when f is 0), the decoder MLP of block_modules. */
+static int64_t mlp_params(const vp_instance *in, int64_t f) {
+    const vp_arch *a = &in->arch;
+    int64_t h = a->hidden, p = 0;
+    unsigned t = in->lora_targets;
+    int gated = a->mlp == VP_MLP_SWIGLU || a->mlp == VP_MLP_GEGLU;
+    if (f <= 0) return 0;
+    if (a->fused_gate_up) {
+        if (t & VP_T_GATE_UP) p += h + 2 * f;
+    } else if (gated) {
+        if (t & VP_T_GATE) p += h + f;
+        if (t & VP_T_UP) p += h + f;
+    } else if (t & VP_T_FC1) {
+        p += h + f;
+    }
+    if (t & (gated ? VP_T_DOWN : VP_T_FC2)) p += f + h;
+    return in->lora_r * p;
+}
+
+/* All adapter parameters. Hybrid state-space stacks (jamba) differ per block: JambaAttentionDecoderLayer
+ * has q/k/v/o_proj, JambaMambaDecoderLayer a JambaMambaMixer (MambaMixer's in/x/dt/out_proj shapes);
+ * blocks with one expert have JambaMLP gate/up/down_proj, the others JambaExperts, stacked
+ * parameters (MixtralExperts) that PEFT does not adapt by name (modeling_jamba.py). */
+int64_t vp_lora_params_total(const vp_instance *in) {
+    const vp_arch *a = &in->arch;
+    if (in->ft != VP_FT_LORA && in->ft != VP_FT_QLORA) return 0;
+    if (a->kind == VP_KIND_T5) {
+        /* T5 decoder blocks also hold the cross-attention T5Attention (layer[1].EncDecAttention), whose
+         * q, k, v, o the same names select (modeling_t5.py T5LayerCrossAttention) */
+        int64_t h = a->hidden, q = a->heads * a->head_dim, cross = 0;
+        if (in->lora_targets & VP_T_Q) cross += h + q;
+        if (in->lora_targets & VP_T_K) cross += h + q;
+        if (in->lora_targets & VP_T_V) cross += h + q;
+        if (in->lora_targets & VP_T_O) cross += q + h;
+        return vp_lora_params_per_layer(in) * vp_lora_layers(in) + in->lora_r * cross * a->dec_layers;
+    }
+    if (a->kind == VP_KIND_DECODER && a->experts && !a->ssm) {
+        /* MoE decoders: the routed experts are stacked parameters PEFT does not adapt by name, but the
+         * MLP names select the dense blocks' MLP (deepseek first_k_dense_replace, llama4
+         * intermediate_size_mlp, qwen3_moe mlp_only_layers) and the shared expert MLP of the sparse
+         * blocks (DeepseekV3MoE.shared_experts = MLP(moe_intermediate_size · n_shared_experts),
+         * Qwen2MoeSparseMoeBlock.shared_expert, Llama4TextMoe.shared_expert) */
+        int64_t n_moe = a->moe_layers, n_dense = a->layers - n_moe;
+        int64_t fs = a->shared_expert_inter ? a->shared_expert_inter : a->expert_inter * a->shared_experts;
+        return vp_lora_params_per_layer(in) * a->layers + mlp_params(in, a->inter) * n_dense + mlp_params(in, fs) * n_moe;
+    }
+    if (a->head_denses && (in->lora_targets & VP_T_O)) /* bert "dense" outside the blocks, Linear(h, h) each */
+        return vp_lora_params_per_layer(in) * vp_lora_layers(in) + in->lora_r * 2 * a->hidden * a->head_denses;
+    if (!(a->kind == VP_KIND_DECODER && a->ssm == 1 && a->ssm_layers < a->layers))
+        return vp_lora_params_per_layer(in) * vp_lora_layers(in);
+    int64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim, in_ = a->ssm_inner;
+    int64_t R = a->ssm_dt_rank, N = a->ssm_state, f = a->inter;
+    int64_t n_attn = a->layers - a->ssm_layers, n_dense = a->layers - (a->experts ? a->moe_layers : 0);
+    const struct { unsigned bit; int64_t in, out, blocks; } m[] = {
+        {VP_T_Q, h, q, n_attn}, {VP_T_K, h, kv, n_attn}, {VP_T_V, h, kv, n_attn}, {VP_T_O, q, h, n_attn},
+        {VP_T_SSM_IN, h, 2 * in_, a->ssm_layers}, {VP_T_SSM_X, in_, R + 2 * N, a->ssm_layers},
+        {VP_T_SSM_DT, R, in_, a->ssm_layers}, {VP_T_SSM_OUT, in_, h, a->ssm_layers},
+        {VP_T_GATE, h, f, n_dense}, {VP_T_UP, h, f, n_dense}, {VP_T_DOWN, f, h, n_dense}};
+    int64_t p = 0;
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (in->lora_targets & m[i].bit) p += in->lora_r * (m[i].in + m[i].out) * m[i].blocks;
     return p;
 }
 
@@ -116,7 +216,7 @@ double vp_lora_act_items_of(const vp_instance *in, vp_acts *r, unsigned modules)
         } else if (cast) {
             bytes += it(r, ldt * w);    /* x.to(adapter dtype): a fresh copy per module */
         } else {
-            int g = (m[i].bit & (VP_T_Q | VP_T_K | VP_T_V | VP_T_QKV)) ? 0 : (m[i].bit & (VP_T_GATE | VP_T_UP | VP_T_GATE_UP | VP_T_FC1)) ? 1 : 2;
+            int g = (m[i].bit & (VP_T_Q | VP_T_K | VP_T_V | VP_T_QKV | VP_T_Q_A | VP_T_KV_A)) ? 0 : (m[i].bit & (VP_T_GATE | VP_T_UP | VP_T_GATE_UP | VP_T_FC1)) ? 1 : 2;
             if (g == 2 || !shared_input_saved[g]) bytes += it(r, adt * w); /* lora_A saves x itself */
             shared_input_saved[g] = 1;
         }

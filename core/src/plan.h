@@ -33,8 +33,19 @@ enum {
     VP_T_GATE = 1 << 4, VP_T_UP = 1 << 5, VP_T_DOWN = 1 << 6,
     VP_T_QKV = 1 << 7,     /* phi3 qkv_proj, gpt2 c_attn, vit qkv */
     VP_T_GATE_UP = 1 << 8, /* phi3 gate_up_proj */
-    VP_T_FC1 = 1 << 9, VP_T_FC2 = 1 << 10, VP_T_LM_HEAD = 1 << 11
+    VP_T_FC1 = 1 << 9, VP_T_FC2 = 1 << 10, VP_T_LM_HEAD = 1 << 11,
+    /* deepseek MLA: q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj */
+    VP_T_Q_A = 1 << 12, VP_T_Q_B = 1 << 13, VP_T_KV_A = 1 << 14, VP_T_KV_B = 1 << 15,
+    /* mamba mixers: in_proj, x_proj, dt_proj, out_proj */
+    VP_T_SSM_IN = 1 << 16, VP_T_SSM_X = 1 << 17, VP_T_SSM_DT = 1 << 18, VP_T_SSM_OUT = 1 << 19
 };
+#define VP_T_ALL_LINEAR (((1u << 20) - 1u) & ~(unsigned)VP_T_LM_HEAD) /* PEFT "all-linear": every linear but the head */
+
+/* lora_targets.c: the bits a PEFT target name selects in a model of `arch` (NULL: any family);
+ * 0 when the name is no module of that family. vp_lora_family_names: the family's names, for errors. */
+unsigned vp_lora_target_bits(const vp_arch *arch, const char *name);
+const char *vp_lora_family_names(const vp_arch *arch);
+int vp_lora_target_known(const char *name);
 
 /* Module groups a full fine-tune can freeze. */
 enum { VP_FREEZE_EMBED = 1, VP_FREEZE_LM_HEAD = 2, VP_FREEZE_ATTN = 4, VP_FREEZE_MLP = 8, VP_FREEZE_NORMS = 16 };

@@ -32,48 +32,10 @@ static void plan_warn(vp_plan *plan, const char *msg) {
 #define MAX_TOKENS 16777216LL /* 16M tokens per sequence */
 #define MAX_BATCH 1048576LL
 
-/* The linear modules a PEFT target name can match in each family (PEFT matches a target against the
- * end of each module's dotted name), as a space-separated list; NULL: not checked (custom models). */
-static const char *family_modules(const vp_arch *a) {
-    switch (a->kind) {
-    case VP_KIND_GPT2: return "c_attn c_proj c_fc lm_head";        /* GPT2Attention / GPT2MLP Conv1D */
-    case VP_KIND_T5:                                                 /* T5Attention, T5DenseActDense */
-        return a->mlp == VP_MLP_GEGLU ? "q k v o wo lm_head" : "q k v o wi wo lm_head";
-    case VP_KIND_VIT: return "qkv proj fc1 fc2 dense";              /* timm Attention/Mlp; HF ViT dense */
-    case VP_KIND_DIT: return "to_q to_k to_v to_out.0 proj";        /* diffusers Attention, ff.net.0.proj */
-    case VP_KIND_DECODER: break;
-    }
-    if (!strcmp(a->model_type, "custom") || !a->model_type[0]) return NULL;
-    if (a->fused_qkv) return "qkv_proj o_proj gate_up_proj down_proj lm_head"; /* phi3 */
-    if (!strcmp(a->model_type, "mixtral")) return "q_proj k_proj v_proj o_proj lm_head"; /* experts: w1 w2 w3 */
-    if (!strcmp(a->model_type, "qwen2_vl"))
-        return "q_proj k_proj v_proj o_proj gate_proj up_proj down_proj lm_head qkv proj fc1 fc2";
-    return "q_proj k_proj v_proj o_proj gate_proj up_proj down_proj lm_head";
-}
-
-static int has_word(const char *list, const char *w) {
-    size_t n = strlen(w);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ' ');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && !strncmp(p, w, n)) return 1;
-        p += len;
-        while (*p == ' ') p++;
-    }
-    return 0;
-}
-
-/* arch: the instance's model when known (NULL for one that shares another's weights): PEFT raises
- * ValueError "Target modules {...} not found in the base model" when no target matches a module. */
+/* arch: the instance's model when known (NULL for one that shares another's weights). The names of
+ * each family and the modules they select: lora_targets.c. PEFT raises ValueError "Target modules
+ * {...} not found in the base model" when no target matches a module. */
 static vp_status parse_targets(const cJSON *arr, const char *path, const vp_arch *arch, unsigned *out, vp_error *err) {
-    static const struct { const char *name; unsigned bit; } names[] = {
-        {"q_proj", VP_T_Q}, {"k_proj", VP_T_K}, {"v_proj", VP_T_V}, {"o_proj", VP_T_O},
-        {"gate_proj", VP_T_GATE}, {"up_proj", VP_T_UP}, {"down_proj", VP_T_DOWN},
-        {"qkv_proj", VP_T_QKV}, {"gate_up_proj", VP_T_GATE_UP}, {"c_attn", VP_T_QKV}, {"qkv", VP_T_QKV},
-        {"c_proj", VP_T_O}, {"proj", VP_T_O}, {"c_fc", VP_T_FC1}, {"fc1", VP_T_FC1}, {"fc2", VP_T_FC2},
-        {"q", VP_T_Q}, {"k", VP_T_K}, {"v", VP_T_V}, {"o", VP_T_O}, {"wi", VP_T_FC1}, {"wo", VP_T_FC2},
-        {"to_q", VP_T_Q}, {"to_k", VP_T_K}, {"to_v", VP_T_V}, {"to_out.0", VP_T_O},
-        {"dense", VP_T_O}, {"lm_head", VP_T_LM_HEAD}, {"all-linear", 0xFFFu & ~(unsigned)VP_T_LM_HEAD}};
     if (!cJSON_IsArray(arr)) return vp_fail(err, VP_ERR_FIELD, path, "%s must be an array of module names", path);
     unsigned bits = 0;
     int i = 0;
@@ -82,29 +44,24 @@ static vp_status parse_targets(const cJSON *arr, const char *path, const vp_arch
         char ip[128];
         vp_path_index(ip, sizeof ip, path, i++);
         if (!cJSON_IsString(it)) return vp_fail(err, VP_ERR_FIELD, ip, "%s must be a string", ip);
-        int found = 0;
-        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-            if (!strcmp(names[k].name, it->valuestring)) {
-                bits |= names[k].bit;
-                found = 1;
-            }
-        if (!found) {
+        if (!vp_lora_target_known(it->valuestring)) {
             char shown[40];
             vp_strlcpy(shown, it->valuestring, sizeof shown);
-            return vp_fail(err, VP_ERR_UNSUPPORTED, ip,
-                           "%s: unknown module \"%s\" (e.g. q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, "
-                           "down_proj, qkv_proj, gate_up_proj, c_attn, all-linear)", ip, shown);
+            const char *mods = vp_lora_family_names(arch);
+            return vp_fail(err, VP_ERR_UNSUPPORTED, ip, "%s: unknown module \"%s\" (%s%s%s)", ip, shown,
+                           mods ? "this model's linear modules: " : "e.g. q_proj, k_proj, v_proj, o_proj, gate_proj, "
+                                                                    "up_proj, down_proj, qkv_proj, gate_up_proj, c_attn",
+                           mods ? mods : "", ", or all-linear");
         }
+        bits |= vp_lora_target_bits(arch, it->valuestring);
     }
-    if (!bits) return vp_fail(err, VP_ERR_FIELD, path, "%s must name at least one module", path);
-    const char *mods = arch ? family_modules(arch) : NULL;
-    if (mods) {
-        int matched = 0;
-        cJSON_ArrayForEach(it, arr) matched |= !strcmp(it->valuestring, "all-linear") || has_word(mods, it->valuestring);
-        if (!matched)
+    if (!bits) {
+        const char *mods = vp_lora_family_names(arch);
+        if (mods)
             return vp_fail(err, VP_ERR_FIELD, path,
                            "%s: no such module in a %s model, so PEFT raises \"Target modules ... not found in the base "
                            "model\" (its linear modules: %s)", path, arch->model_type, mods);
+        return vp_fail(err, VP_ERR_FIELD, path, "%s must name at least one module", path);
     }
     *out = bits;
     return VP_OK;

@@ -196,6 +196,14 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
         term(&ds->gathered, (int64_t)((double)layer / (double)ctx->tp * (pb + (dev_train > 0 ? gb : 0))),
              "largest layer (%lld params) gathered: %d B params%s", (long long)layer, pb,
              dev_train > 0 ? " + its unsharded grads" : "");
+    } else if (w->mxfp4_params > 0) {
+        /* weights.c: transformers' Mxfp4HfQuantizer keeps gpt-oss experts as uint8 pairs of e2m1 values
+         * plus one e8m0 scale per 32 (integrations/mxfp4.py): 16 + 1 B per 32 weights = 4.25 bits */
+        char nm[24], no[24];
+        vp_fmt_count(nm, sizeof nm, (double)w->mxfp4_params * frac);
+        vp_fmt_count(no, sizeof no, (double)(w->base_params - w->mxfp4_params) * frac);
+        term(&ds->weights, (int64_t)wbytes, "%s MXFP4 expert params × 17/32 B (4-bit values + an 8-bit scale per 32: "
+             "4.25 bits) + %s others%s × %d B %s", nm, no, where, pb, vp_dtype_name(vp_param_dtype(in)));
     } else {
         term(&ds->weights, (int64_t)wbytes, "%s params%s × %d B %s", np, where, pb, vp_dtype_name(vp_param_dtype(in)));
     }

@@ -21,6 +21,7 @@ typedef struct {
     int64_t adapter_params;    /* LoRA / bottleneck adapter parameters (part of trainable) */
     int64_t base_bytes;        /* resident bytes of the model's own weights (quantized if asked) */
     int64_t quant_const_bytes; /* absmax / scale constants of quantized weights */
+    int64_t mxfp4_params;      /* of base_params: gpt-oss experts kept in MXFP4 (17/32 B each), 0 if none */
     int64_t adapter_bytes;     /* adapter weights */
     int64_t grad_bytes;        /* .grad tensors after backward */
     vp_dtype grad_dtype;
@@ -29,6 +30,7 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w);
 /* LoRA: parameters added to one transformer block, and per-token activation bytes per block. */
 int64_t vp_lora_params_per_layer(const vp_instance *in);
 int64_t vp_lora_layers(const vp_instance *in);
+int64_t vp_lora_params_total(const vp_instance *in); /* every block's adapters (hybrid stacks per block type) */
 /* Modules of one block that carry an adapter (the targets this family has). */
 int vp_lora_modules_per_layer(const vp_instance *in);
 double vp_lora_act_per_token_layer(const vp_instance *in);

@@ -21,7 +21,7 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w) {
     w->base_params = pc->total;
     w->adapter_params = 0;
     if (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA)
-        w->adapter_params = vp_lora_params_per_layer(in) * vp_lora_layers(in);
+        w->adapter_params = vp_lora_params_total(in);
     else if (in->ft == VP_FT_ADAPTER)
         w->adapter_params = adapter_params_per_layer(in) * in->arch.layers;
 
@@ -42,8 +42,11 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w) {
      * blocks of two 4-bit values + one uint8 scale per 32) when the model only runs; training
      * dequantizes them (Mxfp4Config(dequantize=True)) */
     int learns_full = in->ft == VP_FT_FULL && (in->activations == VP_ACT_TRAIN || in->activations == VP_ACT_KEEP_GRAPH);
-    if (in->arch.mxfp4_params > 0 && in->quant == VP_QUANT_NONE && !learns_full)
+    w->mxfp4_params = 0;
+    if (in->arch.mxfp4_params > 0 && in->quant == VP_QUANT_NONE && !learns_full) {
+        w->mxfp4_params = in->arch.mxfp4_params;
         w->base_bytes -= in->arch.mxfp4_params * pb - in->arch.mxfp4_params * 17 / 32;
+    }
     w->quant_const_bytes = (int64_t)((double)quantized * qconst);
     w->adapter_bytes = w->adapter_params * vp_dtype_bytes(in->lora_dtype);
     if (in->ft == VP_FT_ADAPTER) w->adapter_bytes = w->adapter_params * pb;

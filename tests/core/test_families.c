@@ -164,6 +164,13 @@ static void gpt_oss_mxfp4_weights(void **s) {
     (void)s;
     const vp_estimate *e = t_estimate(t_plan1(INFER, t_hf_instance(config("gpt-oss-20b.json"), "")));
     assert_u64_equal(t_component(e, 0, "weights", NULL), 13761264768ULL);
+    /* the explanation names the MXFP4 bytes, not "× 2 B bf16" for every parameter */
+    const char *how = NULL;
+    for (int i = 0; i < e->devices[0].n_components; i++)
+        if (!strcmp(e->devices[0].components[i].id, "weights")) how = e->devices[0].components[i].explain;
+    assert_non_null(how);
+    assert_contains(how, "MXFP4 expert params × 17/32 B");
+    assert_contains(how, "4.25 bits");
     e = t_estimate(t_plan1(TRAIN, t_hf_instance(config("gpt-oss-20b.json"), "")));
     assert_u64_equal(t_component(e, 0, "weights", NULL), 20914757184ULL * 4);
 }

@@ -54,6 +54,10 @@ static vp_status read_encoder(const cJSON *c, const char *p, vp_arch *a, int rob
         extra += roberta ? (h * h + h) + (h * a->labels + a->labels) : h * a->labels + a->labels;
     if (strstr(cls, "ForTokenClassification")) extra += h * a->labels + a->labels;
     a->vision_params = extra;
+    /* BertPooler.dense, BertPredictionHeadTransform.dense, RobertaClassificationHead.dense: a LoRA target
+     * "dense" selects these too (lora.c) */
+    a->head_denses = pooler + (strstr(cls, "ForMaskedLM") || strstr(cls, "ForPreTraining")) +
+                     (roberta && strstr(cls, "ForSequenceClassification"));
     a->labels = 0;
     a->encoder_only = 1; /* BertModel.forward: no past_key_values unless is_decoder (modeling_bert.py) */
     a->encoder_mlm = strstr(cls, "ForMaskedLM") != NULL || strstr(cls, "ForPreTraining") != NULL;
