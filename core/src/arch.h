@@ -116,6 +116,13 @@ typedef struct {
     int encoder_only;           /* BERT, RoBERTa, XLM-R, DeBERTa-v2: inference is a single forward */
     int encoder_mlm;            /* the class (architectures[0]) carries the masked-LM head over every token */
     int head_denses;            /* Linear(h, h) named "dense" outside the blocks: pooler, MLM transform, RoBERTa classifier (LoRA "dense") */
+    /* ---- local attention in generate (swa: families/attn_local.c; kv_local.c): the layers whose
+     * DynamicCache layer is a DynamicSlidingWindowLayer (transformers cache_utils.py); 0 = none ---- */
+    int64_t sliding_layers;     /* layer_types "sliding_attention" (gemma2, gemma3, gpt_oss, cohere2) */
+    int64_t sliding_window;     /* config sliding_window (0: none) */
+    int64_t chunked_layers;     /* layer_types "chunked_attention" (llama4: the RoPE layers) */
+    int64_t chunk_size;         /* attention_chunk_size (0: none) */
+    /* ---- end local attention ---- */
 } vp_arch;
 
 /* Parse a Hugging Face config.json object (cJSON *) into arch. path names the object in errors. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kv_local.h"
 #include "ssm.h"
 #include "alloc_events.h"
 #include "timeline.h"
@@ -168,6 +169,9 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
      * too short for the next request), ending on the exact final length. Measured: the reserved peak
      * of generate is set in prefill (l1b-infer trace), so the stride changes the replay's peak by
      * less than the cat copy of one layer. */
+    /* sliding / chunked layers: from the first decode step the cat keeps min(seen, window) tokens per
+     * sequence (kv_local.c); the prefill above kept the whole prompt's storage (a view of it) */
+    int64_t n_loc = a->kind == VP_KIND_DECODER ? (int64_t)((double)vp_kv_local_layers(a) * c->ds.layer_frac + 0.5) : 0;
     int64_t steps = plan->new_tokens - 1;
     int64_t stride = steps > 128 ? (steps + 127) / 128 : 1;
     for (int64_t done = 0; done < steps && !e->failed;) {
@@ -176,10 +180,11 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
         ctx += b * (double)k;
         for (int64_t l = 0; l < L_kv; l++) {
             int32_t kn = vp_ev_alloc(e, (int64_t)(b * kvh)), vn = vp_ev_alloc(e, (int64_t)(b * kvh));
-            int32_t k2 = vp_ev_alloc(e, (int64_t)(ctx * kvh));
+            double kept = vp_kv_layer_is_local(l, L_kv, n_loc) ? b * vp_kv_local_tokens(a, ctx / b) : ctx;
+            int32_t k2 = vp_ev_alloc(e, (int64_t)(kept * kvh));
             vp_ev_free(e, cache.k[l]);
             cache.k[l] = k2;
-            int32_t v2 = vp_ev_alloc(e, (int64_t)(ctx * kvh));
+            int32_t v2 = vp_ev_alloc(e, (int64_t)(kept * kvh));
             vp_ev_free(e, cache.v[l]);
             cache.v[l] = v2;
             vp_ev_free(e, kn);

@@ -5,6 +5,7 @@
  * the last position only (logits_to_keep=1, memory-facts §5), copied to fp32 for sampling. */
 #include <string.h>
 
+#include "kv_local.h"
 #include "ssm.h"
 #include "timeline.h"
 #include "util.h"
@@ -136,11 +137,20 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_strlcpy(d->phase, "decode", sizeof d->phase);
         double ctx = b * (s + gen);
         vp_fmt_count(tok, sizeof tok, ctx);
-        vp_moment_add(d, &c->owner, "kv_cache", "KV cache", (int64_t)(ctx * kvt * L),
-                      "%s tokens (prompt + generated) × %.0f B × %.0f layers", tok, kvt, L);
+        /* sliding-window / chunked layers (DynamicSlidingWindowLayer) hold min(tokens, window) per
+         * sequence from the first decode step on, the full layers everything (kv_local.c) */
+        double loc = a->kind == VP_KIND_DECODER ? (double)vp_kv_local_layers(a) * c->ds.layer_frac : 0.0;
+        double kept = b * vp_kv_local_tokens(a, s + gen);
+        if (loc > 0)
+            vp_moment_add(d, &c->owner, "kv_cache", "KV cache", (int64_t)(ctx * kvt * (L - loc) + kept * kvt * loc),
+                          "%s tokens (prompt + generated) × %.0f B × %.0f full layers + %.0f tokens (window %lld) × "
+                          "%.0f B × %.0f local layers", tok, kvt, L - loc, kept, (long long)vp_kv_local_window(a), kvt, loc);
+        else
+            vp_moment_add(d, &c->owner, "kv_cache", "KV cache", (int64_t)(ctx * kvt * L),
+                          "%s tokens (prompt + generated) × %.0f B × %.0f layers", tok, kvt, L);
         vp_moment_add(d, &c->owner, "ssm_state", "Mamba conv + SSM state", (int64_t)ssm_b,
                       "fixed size per sequence: does not grow with the generated tokens");
-        vp_moment_add(d, &c->owner, "inference_temp", "torch.cat copy", (int64_t)(ctx * kvt / 2.0),
+        vp_moment_add(d, &c->owner, "inference_temp", "torch.cat copy", (int64_t)((loc < L ? ctx : kept) * kvt / 2.0),
                       "DynamicCache appends with torch.cat: one layer's K (or V) exists twice for a moment");
         vp_moment_add(d, &c->owner, "logits", "Last-token logits", (int64_t)lg,
                       "%.0f × %lld vocab × (%.0f B + 4 B fp32)", b, (long long)a->vocab, adt);

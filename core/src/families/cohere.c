@@ -22,7 +22,12 @@ vp_status vp_read_cohere(const cJSON *c, const char *p, vp_arch *a, vp_error *er
     return vp_json_opt_bool(c, p, "use_qk_norm", &a->qk_norm, err);
 }
 
-vp_status vp_read_cohere2(const cJSON *c, const char *p, vp_arch *a, vp_error *err) { return read_cohere(c, p, a, err); }
+vp_status vp_read_cohere2(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
+    vp_status st;
+    if ((st = read_cohere(c, p, a, err))) return st;
+    /* Cohere2Config: sliding_window 4096, sliding_window_pattern 4: three local layers, then a global one */
+    return vp_read_local_attn(c, p, a, VP_LOCAL_PATTERN, 4096, 4, err);
+}
 
 void vp_count_cohere(const vp_arch *a, vp_param_counts *c) {
     vp_count_decoder(a, c);

@@ -51,6 +51,11 @@ vp_status vp_read_moe(const cJSON *c, const char *p, vp_arch *a, const char *n_k
 vp_status vp_read_sparse_layers(const cJSON *c, const char *p, vp_arch *a, vp_error *err);
 /* A key present in the config and not null. */
 int vp_has_key(const cJSON *c, const char *key);
+/* Sliding-window / chunked layers and their window (families/attn_local.c): layer_types, else the
+ * configuration class's default rule. */
+typedef enum { VP_LOCAL_ALTERNATE = 1, VP_LOCAL_PATTERN, VP_LOCAL_CHUNKED } vp_local_rule;
+vp_status vp_read_local_attn(const cJSON *c, const char *p, vp_arch *a, vp_local_rule rule, int64_t window_default,
+                             int64_t pattern_default, vp_error *err);
 
 /* ---- shared counts (params.c) ---------------------------------------------------------------- */
 int64_t vp_lin_params(int64_t in, int64_t out, int bias);

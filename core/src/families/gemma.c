@@ -22,5 +22,7 @@ vp_status vp_read_gemma2(const cJSON *c, const char *p, vp_arch *a, vp_error *er
     a->norms_per_layer = 4;
     a->final_logit_softcap = 30.0;
     if ((st = vp_json_opt_num(c, p, "final_logit_softcapping", 0, 1e9, &a->final_logit_softcap, err))) return st;
+    /* Gemma2Config: layers 0, 2, 4, ... slide over sliding_window 4096 (attn_local.c) */
+    if ((st = vp_read_local_attn(c, p, a, VP_LOCAL_ALTERNATE, 4096, 0, err))) return st;
     return vp_read_need_inter(p, a, err);
 }

@@ -45,6 +45,8 @@ vp_status vp_read_llama4(const cJSON *c, const char *p, vp_arch *a, vp_error *er
     }
     a->moe_layers = a->layers >= step ? (a->layers - (step - 1) + step - 1) / step : 0;
     a->shared_experts = 1;
+    /* the RoPE layers attend in chunks of attention_chunk_size 8192; every 4th (NoPE) layer is global */
+    if ((st = vp_read_local_attn(t, tp, a, VP_LOCAL_CHUNKED, 8192, 0, err))) return st;
     /* the vision tower (its defaults are Scout's) */
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "vision_config");
     if (!cJSON_IsObject(v)) return VP_OK; /* a text-only export */
