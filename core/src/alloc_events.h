@@ -99,6 +99,29 @@ typedef struct {
 int32_t vp_ev_block_lora(vp_events *e, const vp_lora_block_dims *d, int32_t h_in, int first, vp_tensors *saved, vp_tensors *cache);
 /* LlamaRMSNorm with its graph on a half-precision input, frozen weight: returns its output. */
 int32_t vp_ev_norm_train(vp_events *e, const vp_lora_block_dims *d, vp_tensors *saved);
+/* Each saved tensor of one block's forward by name (vp_ev_block_lora_saved fills it; -1: none), so
+ * that the backward frees each at the op that last reads it. Modules: q, k, v, o, gate, up, down. */
+typedef struct {
+    int32_t drop, mask, a; /* dropout output, its bool mask, lora_A's output */
+} vp_lora_mod_saved;
+typedef struct {
+    vp_lora_mod_saved m[7];
+    int32_t x1, r1, x2, r2;     /* the two norms' fp32 input and rsqrt */
+    int32_t qr, lse, o, k, v;   /* SDPA's saved q, logsumexp, output; K and V when the cache does not keep them */
+    int32_t g, act, u;          /* the MLP's gate output, act(gate), up output */
+} vp_lora_block_saved;
+int32_t vp_ev_block_lora_saved(vp_events *e, const vp_lora_block_dims *d, int32_t h_in, int first, vp_tensors *saved,
+                               vp_tensors *cache, vp_lora_block_saved *ls);
+/* Whether vp_ev_block_lora_backward covers these dims (what the trace it was read from shows: every
+ * projection adapted, adapters wider than the activations). */
+int vp_lora_backward_opwise(const vp_lora_block_dims *d);
+/* The backward of one block (events_lora.c): `g` the gradient of its output (the residual stream,
+ * kept: the block adds its branches' input gradients into it in place; freed in the first block,
+ * whose input needs none). Adapter .grad tensors go to *grads. Frees every tensor of *s. */
+void vp_ev_block_lora_backward(vp_events *e, const vp_lora_block_dims *d, const vp_lora_block_saved *s, int32_t g, int first,
+                               vp_tensors *grads);
+/* LlamaRMSNorm's backward (frozen weight): frees g, x and rsqrt, returns the input's gradient. */
+int32_t vp_ev_norm_train_backward(vp_events *e, const vp_lora_block_dims *d, int32_t g, int32_t x, int32_t rsqrt);
 
 /* The events of one device's job: three training steps, or one generate call. */
 void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);

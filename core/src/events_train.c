@@ -44,6 +44,9 @@ typedef struct {
     int32_t head_cast;
     int opwise;          /* blocks replayed op by op (events_lora.c) */
     int32_t resid;       /* ... and the residual stream between them */
+    int bwd_opwise;      /* ... and their backward too (events_lora.c vp_ev_block_lora_backward) */
+    int bwd_workspace;   /* the backward's cuBLAS workspace is placed (first backward GEMM) */
+    vp_lora_block_saved *ls; /* per block: its saved tensors by name */
 } inst_ev;
 
 static int trained(const vp_inst_calc *c) {
@@ -120,6 +123,12 @@ static void inst_init(inst_ev *x, const vp_inst_calc *c) {
     }
     x->opwise = lora_opwise(c);
     x->resid = -1;
+    if (x->opwise) {
+        vp_lora_block_dims d;
+        lora_dims(c, 1.0, &d);
+        x->bwd_opwise = vp_lora_backward_opwise(&d);
+    }
+    x->ls = calloc((size_t)x->act_blocks, sizeof *x->ls);
     x->saved = calloc((size_t)x->act_blocks, sizeof *x->saved);
     x->casts = calloc((size_t)x->act_blocks, sizeof *x->casts);
 }
@@ -133,6 +142,7 @@ static void inst_dispose(inst_ev *x) {
     for (int64_t b = 0; x->casts && b < x->act_blocks; b++) vp_tensors_dispose(&x->casts[b]);
     free(x->saved);
     free(x->casts);
+    free(x->ls);
 }
 
 /* Tensors of `per_token` bytes per token over T tokens, cut at the model's width `unit` (bytes per
@@ -312,7 +322,7 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
     if (x->opwise) {
         vp_lora_block_dims d;
         lora_dims(c, T, &d);
-        x->resid = vp_ev_block_lora(e, &d, x->resid, b == 0, sv, keeps_kv(c) ? &x->kept : NULL);
+        x->resid = vp_ev_block_lora_saved(e, &d, x->resid, b == 0, sv, keeps_kv(c) ? &x->kept : NULL, &x->ls[b]);
         vp_ev_free(e, gather);
         return;
     }
@@ -351,6 +361,19 @@ static void block_backward(vp_events *e, inst_ev *x, int64_t b, int checkpointed
     double T = tokens(c);
     vp_tensors tmp = {0};
     int32_t gather = vp_ev_alloc(e, c->ds.gathered.bytes);
+    if (x->bwd_opwise) {
+        /* op by op (events_lora.c); x->resid holds the gradient of the residual stream. With
+         * gradient accumulation the adapters' new gradients are added into .grad and freed. */
+        vp_lora_block_dims d;
+        lora_dims(c, T, &d);
+        vp_ev_block_lora_backward(e, &d, &x->ls[b], x->resid, b == 0, accumulate ? &tmp : &x->grads);
+        if (b == 0) x->resid = -1;
+        x->saved[b].n = 0; /* each freed by the backward */
+        vp_tensors_release(&tmp, e);
+        vp_ev_free(e, gather);
+        vp_tensors_dispose(&tmp);
+        return;
+    }
     if (checkpointed) {
         if (vp_is_amp(c->in)) alloc_casts(e, x, b);
         alloc_block_saved(e, x, T, &x->saved[b], NULL);
@@ -416,6 +439,16 @@ static void loss_backward(vp_events *e, inst_ev *x, vp_tensors *loss_saved) {
     vp_tensors_release(loss_saved, e);
     int32_t g3 = adt < 4 ? vp_ev_alloc(e, adt * elems) : -1;
     if (g3 >= 0) vp_ev_free(e, g2);
+    if (x->bwd_opwise) {
+        /* the head's matmul backward: the gradient of its input (the final norm's output), then
+         * the backward's own cuBLAS workspace: the autograd engine runs the backward on its device
+         * thread, whose cuBLAS handle gets its own workspace (ATen cuda/CublasHandlePool.cpp:
+         * handles and workspaces are per thread and stream); seen once, in the first backward, in
+         * the H100 trace qwen05-lora16all-b4s1024 */
+        x->resid = vp_ev_alloc(e, (int64_t)((double)c->a.tokens * unit_h(c)));
+        if (!x->bwd_workspace) vp_ev_alloc(e, vp_cublas_workspace_bytes());
+        x->bwd_workspace = 1;
+    }
     if (c->in->ft == VP_FT_FULL && c->on_head) alloc_grads(e, x, -1, 0);
     vp_ev_free(e, g3 >= 0 ? g3 : g2);
     vp_ev_free(e, x->head_cast);
@@ -513,10 +546,11 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
              * rebound; the model's forward returns (inputs_embeds goes); the norm's output is the
              * head's input */
             int32_t normed = -1;
+            vp_tensors fn = {0}; /* the final norm's saved tensors when the backward is op by op */
             if (x->opwise) {
                 vp_lora_block_dims d;
                 lora_dims(c, tokens(c), &d);
-                normed = vp_ev_norm_train(e, &d, &x->outside);
+                normed = vp_ev_norm_train(e, &d, x->bwd_opwise ? &fn : &x->outside);
             }
             if (x->resid != emb) vp_ev_free(e, x->resid);
             vp_ev_free(e, emb);
@@ -526,6 +560,13 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             e->phase = VP_PH_BACKWARD;
             int acc = mb > 0;
             loss_backward(e, x, &loss_saved);
+            if (x->bwd_opwise) {
+                /* the final norm's backward: its result is the residual stream's gradient */
+                vp_lora_block_dims d;
+                lora_dims(c, tokens(c), &d);
+                x->resid = vp_ev_norm_train_backward(e, &d, x->resid, fn.n >= 2 ? fn.id[0] : -1, fn.n >= 2 ? fn.id[1] : -1);
+            }
+            vp_tensors_dispose(&fn);
             for (int64_t b = x->act_blocks - 1; b >= 0; b--) block_backward(e, x, b, every > 0 && b % every == 0, acc);
             vp_tensors_release(&x->outside, e);
             if (c->in->ft == VP_FT_FULL) alloc_grads(e, x, -2, acc);
@@ -551,7 +592,7 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
     out->phase = VP_PH_LOAD;
     for (int i = 0; i < n; i++) {
         inst_init(&xs[i], &cs[i]);
-        if (!xs[i].saved || !xs[i].casts) out->failed = 1;
+        if (!xs[i].saved || !xs[i].casts || !xs[i].ls) out->failed = 1;
     }
     for (int i = 0; i < n && !out->failed; i++) {
         alloc_weights(out, &xs[i]);

@@ -4,9 +4,10 @@
  * per-record lines and asserts:
  *   - median |error| <= 3 % and worst |error| <= 8 % over the records that did not OOM,
  *   - peak reserved (the caching-allocator replay, reserved.c): median |error| <= 1.5 % (issue 9's
- *     target) and worst <= 11.5 % (measured 0.83 % and 11.35 % on 2026-11-23; issue 9 asks for 5 %:
- *     the worst records, q05-lora16all-dpo -11.4 % and l1b-lora16all-b8s1024 -8.9 %, each miss one
- *     fp32-logits-sized segment the H100 made; neither has an allocator trace),
+ *     target) and worst <= 6 % (measured 0.70 % and 5.60 % on 2026-11-23, after the LoRA blocks'
+ *     backward was replayed op by op (events_lora.c): q05-lora16all-dpo went from -11.2 % to +0.09 %,
+ *     l1b-lora16all-b8s1024 from -8.9 % to +0.27 %; issue 9 asks for 5 %: the worst record now is
+ *     qwen05-fp32-b4s1024 at -5.6 %, whose blocks are still replayed as per-block totals),
  *   - every record that hit CUDA out-of-memory is predicted not to fit,
  *   - every parameter count equals the one PyTorch measured,
  *   - every record is readable.
@@ -23,7 +24,7 @@
 #define MEDIAN_MAX 0.03
 #define WORST_MAX 0.08
 #define RES_MEDIAN_MAX 0.015
-#define RES_WORST_MAX 0.115
+#define RES_WORST_MAX 0.06
 
 typedef struct {
     char id[64];
