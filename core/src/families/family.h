@@ -73,6 +73,9 @@ int64_t vp_clip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, v
 vp_status vp_read_vit_tower(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err);
 /* ... and its block shapes into a->vis_* (vlm_images.c). */
 vp_status vp_read_vis_shape(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err);
+/* ... the Qwen2-VL / Qwen2.5-VL tower's (e wide, f MLP, depth blocks, patch, merge, gated MLP). */
+vp_status vp_read_vis_qwen(const cJSON *v, const char *vp, int64_t e, int64_t f, int64_t depth, int64_t patch,
+                           int64_t merge, int gated, vp_arch *a, vp_error *err);
 
 /* ---- family readers and counts (one file each) ---------------------------------------------- */
 vp_status vp_read_llama(const cJSON *, const char *, vp_arch *, vp_error *);

@@ -32,17 +32,8 @@ static vp_status read_vision(const cJSON *c, const char *p, vp_arch *a, vp_error
     int64_t f = e * ratio, m = e * merge * merge;
     int64_t block = 2 * e + (e * 3 * e + 3 * e) + (e * e + e) + 2 * e + (e * f + f) + (f * e + e);
     a->vision_params = ch * tpatch * patch * patch * e + depth * block + 2 * e + (m * m + m) + (m * out + out);
-    /* image tokens (vlm_images.c): dynamic resolution, merge^2 patches per token; num_heads 16 */
-    a->vis_rule = VP_VIS_QWEN;
-    a->vis_hidden = e;
-    a->vis_inter = f;
-    a->vis_layers = depth;
-    a->vis_heads = 16;
-    a->vis_image = 448;
-    a->vis_patch = patch;
-    a->vis_merge = merge;
-    if ((st = vp_json_opt_int(v, vp, "num_heads", 1, 65536, &a->vis_heads, err))) return st;
-    return VP_OK;
+    /* image tokens (vlm_images.c) */
+    return vp_read_vis_qwen(v, vp, e, f, depth, patch, merge, 0, a, err);
 }
 
 vp_status vp_read_qwen2_vl(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {

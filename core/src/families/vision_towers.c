@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "family.h"
+#include "vlm_images.h"
 
 typedef struct {
     int64_t hidden, inter, layers, channels, image, patch;
@@ -103,4 +104,22 @@ vp_status vp_read_vis_shape(const cJSON *v, const char *vp, int siglip, vp_arch 
     a->vis_patch = t.patch_size;
     a->vis_cls = !siglip; /* CLIPVisionEmbeddings prepends class_embedding; SigLIP has none */
     return VP_OK;
+}
+
+/* The Qwen2-VL / Qwen2.5-VL tower's block shapes for the image memory (vlm_images.c): dynamic
+ * resolution with merge² patches per token (vis_image 448 only bounds the patch); num_heads from
+ * vision_config, 16 by default (Qwen2VLVisionConfig / Qwen2_5_VLVisionConfig). gated: Qwen2_5_VLMLP
+ * gate/up/down. */
+vp_status vp_read_vis_qwen(const cJSON *v, const char *vp, int64_t e, int64_t f, int64_t depth, int64_t patch,
+                           int64_t merge, int gated, vp_arch *a, vp_error *err) {
+    a->vis_rule = VP_VIS_QWEN;
+    a->vis_gated = gated;
+    a->vis_hidden = e;
+    a->vis_inter = f;
+    a->vis_layers = depth;
+    a->vis_heads = 16;
+    a->vis_image = 448;
+    a->vis_patch = patch;
+    a->vis_merge = merge;
+    return vp_json_opt_int(v, vp, "num_heads", 1, 65536, &a->vis_heads, err);
 }

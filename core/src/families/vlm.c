@@ -196,17 +196,6 @@ vp_status vp_read_qwen2_5_vl(const cJSON *c, const char *p, vp_arch *a, vp_error
     }
     int64_t block = 2 * e + (e * 3 * e + 3 * e) + (e * e + e) + 2 * (e * f + f) + (f * e + e);
     a->vision_params = ch * tpatch * patch * patch * e + depth * block + e + (m * m + m) + (m * out + out);
-    /* image tokens (vlm_images.c): Qwen2_5_VLVisionConfig num_heads 16; vis_image only bounds the
-     * patch (dynamic resolution) */
-    a->vis_rule = VP_VIS_QWEN;
-    a->vis_gated = 1; /* Qwen2_5_VLMLP gate/up/down */
-    a->vis_hidden = e;
-    a->vis_inter = f;
-    a->vis_layers = depth;
-    a->vis_heads = 16;
-    a->vis_image = 448;
-    a->vis_patch = patch;
-    a->vis_merge = merge;
-    if ((st = vp_json_opt_int(v, vp, "num_heads", 1, 65536, &a->vis_heads, err))) return st;
-    return VP_OK;
+    /* image tokens (vlm_images.c); Qwen2_5_VLMLP is gated (gate/up/down) */
+    return vp_read_vis_qwen(v, vp, e, f, depth, patch, merge, 1, a, err);
 }
