@@ -12,16 +12,7 @@
 
 static const char *g_dir = "tests/fixtures/configs/hf";
 
-static const char *config(const char *name) {
-    const char *path = t_fmt("%s/%s", g_dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) fail_msg("cannot open fixture %s", path);
-    char *buf = t_fmt("%*s", 1 << 16, "");
-    size_t n = fread(buf, 1, (1 << 16) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
-}
+static const char *config(const char *name) { return t_fixture_text(g_dir, name); }
 
 #define TRAIN "{\"batch\":1,\"seq\":1024}"
 /* counts only: short enough for the encoders' 512 learned positions */

@@ -14,16 +14,7 @@
 
 static const char *g_dir = "tests/fixtures/configs/hf";
 
-static const char *config(const char *name) {
-    const char *path = t_fmt("%s/%s", g_dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) fail_msg("cannot open fixture %s", path);
-    char *buf = t_fmt("%*s", 1 << 16, "");
-    size_t n = fread(buf, 1, (1 << 16) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
-}
+static const char *config(const char *name) { return t_fixture_text(g_dir, name); }
 
 /* KV cache of a prefill-only generate (seq 512, batch 1) with `images` images of side `side` (0: default). */
 static uint64_t kv(const char *cfg, int images, int side) {

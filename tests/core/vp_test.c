@@ -235,3 +235,14 @@ int t_run(const char *group, const struct CMUnitTest *tests, size_t n, int argc,
     if (argc > 1 && strcmp(argv[1], group) != 0) return 0;
     return _cmocka_run_group_tests(group, tests, n, t_setup, t_teardown);
 }
+
+const char *t_fixture_text(const char *dir, const char *name) {
+    const char *path = t_fmt("%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open fixture %s", path);
+    char *buf = t_fmt("%*s", 1 << 16, "");
+    size_t n = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}

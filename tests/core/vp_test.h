@@ -72,6 +72,8 @@ const vp_registry *t_registry(void);
 /* Struct API: parse + estimate; fails the test (with the error) if the plan is refused. The estimate
  * is owned by the arena. */
 const vp_estimate *t_estimate(const char *plan_json);
+/* The text of fixture dir/name (up to 64 KiB), kept until teardown; fails the test when it cannot be read. */
+const char *t_fixture_text(const char *dir, const char *name);
 /* JSON API: vp_estimate_json, parsed back; owned by the arena. */
 const cJSON *t_estimate_json(const char *plan_json);
 /* The plan must be refused by both vp_plan_from_json and vp_estimate_json with this code and this
