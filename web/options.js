@@ -378,6 +378,7 @@ export const DEFAULT_STATE = deepFreeze({
     fsdp_buffer_dtype: '',
     sub_group_size: '',        // DeepSpeed ZeRO-3, elements ('' = 1e9)
     grad_accum_dtype: '',      // DeepSpeed data_types.grad_accum_dtype ('' = the model dtype)
+    torch_autocast: false,     // DeepSpeed config "torch_autocast": {"enabled": true} (added within v2)
   },
   runtime: {
     pytorch_cuda_alloc_conf: '', // PYTORCH_CUDA_ALLOC_CONF of the job ('' = PyTorch's defaults); added
@@ -462,6 +463,7 @@ export const ERROR_FIELDS = [
   ['parallel.fsdp', 'par-fsdp'],
   ['parallel.sub_group_size', 'par-sub-group'],
   ['parallel.grad_accum_dtype', 'par-grad-accum-dtype'],
+  ['parallel.torch_autocast', 'par-torch-autocast'],
   ['parallel.offload_optimizer', 'par-offload-optimizer'],
   ['parallel.offload_params', 'par-offload-params'],
   ['parallel.activation_offload', 'par-activation-offload'],

@@ -199,6 +199,7 @@ function parallelOf(state) {
   if (zeroApplies) {
     if (!blank(p.sub_group_size)) out.sub_group_size = num(p.sub_group_size);
     if (p.grad_accum_dtype) out.grad_accum_dtype = p.grad_accum_dtype;
+    if (p.torch_autocast && fw === 'deepspeed') out.torch_autocast = true;
   }
   for (const k of ['offload_optimizer', 'offload_params', 'activation_offload', 'distributed_optimizer',
     'selective_recompute', 'gradient_as_bucket_view']) {

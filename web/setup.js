@@ -338,7 +338,7 @@ const INSTANCE_KEYS = ['name', 'role', 'model', 'precision', 'quant', 'double_qu
 const PARALLEL_KEYS = ['dp', 'tp', 'pp', 'vpp', 'ep', 'sp', 'microbatches', 'zero', 'framework', 'fsdp',
   'offload_optimizer', 'offload_params', 'activation_offload', 'distributed_optimizer', 'selective_recompute',
   'gradient_as_bucket_view', 'reduce_bucket_size', 'allgather_bucket_size', 'sub_group_size', 'grad_accum_dtype',
-  'fsdp_version', 'fsdp_mixed_precision'];
+  'fsdp_version', 'fsdp_mixed_precision', 'torch_autocast'];
 const MP_KEYS = ['param_dtype', 'reduce_dtype', 'output_dtype', 'buffer_dtype'];
 const BOOL_PARALLEL = ['sp', 'offload_optimizer', 'offload_params', 'activation_offload', 'distributed_optimizer',
   'selective_recompute', 'gradient_as_bucket_view'];
@@ -633,10 +633,12 @@ export function planToState(plan, presetType = () => '') {
   zeroOnly('sub_group_size');
   sp.grad_accum_dtype = str(par.grad_accum_dtype ?? undefined, 'parallel.grad_accum_dtype', O.CHOICES['parallel.grad_accum_dtype'], '');
   zeroOnly('grad_accum_dtype');
+  sp.torch_autocast = bool(par.torch_autocast ?? undefined, 'parallel.torch_autocast', false);
+  if (sp.torch_autocast && sp.framework !== 'deepspeed') invalid.push('parallel.torch_autocast');
 
   // the core (plan_parallel_precision.c vp_plan_framework_precision): under DeepSpeed or Megatron a
   // sharded, trained instance that gives no "precision" trains in the framework's own bf16 mode
-  if (train && MASTER_FRAMEWORKS.includes(sp.framework)) {
+  if (train && MASTER_FRAMEWORKS.includes(sp.framework) && !sp.torch_autocast) {
     s.instances.forEach((inst, i) => {
       const x = plan.instances[i];
       if (!isObject(x) || (x.precision !== undefined && x.precision !== null)) return;

@@ -83,6 +83,7 @@ typedef struct {
     int64_t edited_layers; /* functional_copy: the last blocks whose MLP weights the edit replaces (MEND: 3) */
     int precision_set;   /* "precision" was given (otherwise a framework may choose its own: precision.c) */
     int autocast_cache;  /* torch.autocast(cache_enabled=...): casts of fp32 weights kept until autocast exits */
+    int impl_set;        /* "optimizer.impl" was given (otherwise a framework may choose its own) */
 } vp_instance;
 
 typedef enum { VP_FW_TORCH = 0, VP_FW_DEEPSPEED, VP_FW_FSDP, VP_FW_MEGATRON } vp_framework;
@@ -107,6 +108,7 @@ typedef struct {
     int fsdp_reduce_dtype;     /* ... reduce_dtype, -1 = from the precision */
     int64_t sub_group_size;    /* DeepSpeed ZeRO-3 sub_group_size (elements), default 1e9 */
     int grad_accum_dtype;      /* DeepSpeed data_types.grad_accum_dtype (vp_dtype), -1 = the model dtype */
+    int torch_autocast;        /* DeepSpeed config "torch_autocast": {"enabled": true} (fp32 params, torch.autocast) */
 } vp_parallel;
 
 typedef struct vp_plan {

@@ -23,6 +23,11 @@ vp_status vp_parse_parallel_precision(const cJSON *o, vp_parallel *p, vp_error *
     int64_t v = p->fsdp_version;
     if ((st = vp_json_opt_int(o, b, "fsdp_version", 1, 2, &v, err))) return st;
     p->fsdp_version = (int)v;
+    if ((st = vp_json_opt_bool(o, b, "torch_autocast", &p->torch_autocast, err))) return st;
+    if (p->torch_autocast && p->framework != VP_FW_DEEPSPEED)
+        return vp_fail(err, VP_ERR_FIELD, "parallel.torch_autocast",
+                       "parallel.torch_autocast is DeepSpeed's \"torch_autocast\" config section: it needs parallel.zero "
+                       "(or framework \"deepspeed\")");
     if ((st = vp_json_opt_int(o, b, "sub_group_size", 1, (int64_t)1 << 40, &p->sub_group_size, err))) return st;
     if (cJSON_GetObjectItemCaseSensitive(o, "grad_accum_dtype")) {
         int d = 0;
@@ -56,25 +61,49 @@ vp_status vp_parse_parallel_precision(const cJSON *o, vp_parallel *p, vp_error *
 
 /* DeepSpeed and Megatron-LM train in their own bf16 mode unless told otherwise: DeepSpeed's
  * "bf16": {"enabled": true} (what accelerate sets for mixed_precision="bf16",
- * accelerate/utils/dataclasses.py:1425-1427) keeps bf16 weights and gradients and an fp32 master
+ * accelerate/utils/dataclasses.py:1415-1427) keeps bf16 weights and gradients and an fp32 master
  * copy with fp32 Adam moments in the optimizer partition (stage3.py _create_fp32_partitions,
  * stage_1_and_2.py single_partition_of_fp32_groups); Megatron's --bf16 keeps bf16 weights, fp32
  * main_grad buffers and the same fp32 optimizer state. Neither runs torch.autocast, so no autocast
- * weight copies exist. */
+ * weight copies exist.
+ *
+ * "amp_bf16" (HF Trainer bf16=True, accelerate mixed_precision="bf16") means the same thing there:
+ * accelerate turns native autocast on only when the job is not DeepSpeed or Megatron
+ * (accelerate/accelerator.py:564-592, native_amp stays False) and hands bf16 to DeepSpeed's config
+ * instead; DeepSpeed's engine even switches an outer torch.autocast off around its forward unless
+ * its own "torch_autocast" section is enabled (deepspeed/runtime/torch_autocast.py
+ * autocast_if_enabled). parallel.torch_autocast selects that section: fp32 ZeRO partitions with
+ * torch.autocast in forward (sharding.c). */
 void vp_plan_framework_precision(vp_plan *plan) {
     const vp_parallel *p = &plan->par;
     if (plan->mode != VP_MODE_TRAIN) return;
-    if (p->framework != VP_FW_DEEPSPEED && p->framework != VP_FW_MEGATRON) return;
-    int changed = 0;
+    int changed = 0, fused = 0;
     for (int i = 0; i < plan->n_instances; i++) {
         vp_instance *in = &plan->inst[i];
-        if (in->precision_set || !in->sharded || in->activations != VP_ACT_TRAIN) continue;
+        if (!in->sharded || in->activations != VP_ACT_TRAIN) continue;
+        if (p->framework == VP_FW_FSDP && !in->impl_set && in->impl == VP_IMPL_FOREACH &&
+            (in->optimizer == VP_OPT_ADAMW || in->optimizer == VP_OPT_ADAM)) {
+            /* FSDP jobs are launched through HF Trainer / accelerate or torchtitan, and both pick fused
+             * AdamW: transformers/training_args.py default_optim = "adamw_torch_fused" for torch >= 2.8;
+             * torchtitan/config/job_config.py Optimizer.implementation = "fused". A bare
+             * torch.optim.AdamW over DTensors is foreach (torch/distributed/tensor/__init__.py adds
+             * DTensor to _foreach_supported_types): set optimizer.impl "foreach" for that. */
+            in->impl = VP_IMPL_FUSED;
+            fused = 1;
+        }
+        if (p->framework != VP_FW_DEEPSPEED && p->framework != VP_FW_MEGATRON) continue;
+        if (p->framework == VP_FW_DEEPSPEED && p->torch_autocast) continue; /* torch.autocast over fp32 partitions */
+        if (in->precision_set && in->precision != VP_PREC_AMP_BF16) continue;
         in->precision = VP_PREC_BF16_MASTER;
         changed = 1;
     }
+    if (fused && plan->n_warnings < 4)
+        snprintf(plan->warnings[plan->n_warnings++], sizeof plan->warnings[0],
+                 "FSDP: AdamW fused, as HF Trainer (torch >= 2.8) and torchtitan pick; set optimizer.impl \"foreach\" "
+                 "for a plain torch.optim.AdamW (+1 fp32 shard at the step).");
     if (!changed || plan->n_warnings >= 4) return;
     snprintf(plan->warnings[plan->n_warnings++], sizeof plan->warnings[0],
-             "%s bf16 mode (the default without \"precision\"): bf16 weights and grads, fp32 master weights and Adam "
+             "%s bf16 mode (what bf16/amp_bf16 runs there): bf16 weights and grads, fp32 master weights and Adam "
              "moments in the optimizer partition, no autocast copies.",
              p->framework == VP_FW_DEEPSPEED ? "DeepSpeed's" : "Megatron's");
 }

@@ -239,6 +239,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
         if ((st = vp_json_opt_enum(opt, path, "impl", k_impl, &im, err))) return st;
         in->optimizer = (vp_optimizer)on;
         in->impl = (vp_opt_impl)im;
+        in->impl_set = cJSON_GetObjectItemCaseSensitive(opt, "impl") != NULL;
     }
     const cJSON *gc = cJSON_GetObjectItemCaseSensitive(o, "grad_ckpt");
     if (gc) {
@@ -440,7 +441,8 @@ static vp_status parse_parallel(const cJSON *o, vp_plan *plan, vp_error *err) {
                                        "offload_optimizer", "offload_params", "activation_offload",
                                        "distributed_optimizer", "selective_recompute", "gradient_as_bucket_view",
                                        "reduce_bucket_size", "allgather_bucket_size",
-                                       "fsdp_version", "fsdp_mixed_precision", "sub_group_size", "grad_accum_dtype", NULL};
+                                       "fsdp_version", "fsdp_mixed_precision", "sub_group_size", "grad_accum_dtype",
+                                       "torch_autocast", NULL};
     static const char *const fws[] = {"torch", "deepspeed", "fsdp", "megatron", NULL};
     static const char *const fsdps[] = {"full_shard", "shard_grad_op", "hybrid_shard", "no_shard", NULL};
     vp_parallel *p = &plan->par;

@@ -330,43 +330,63 @@ static void fsdp_mixed_precision(void **state) {
     "\"instances\":[{\"model\":{\"preset\":\"llama-3.1-70b\"},\"grad_ckpt\":{\"every\":1}" inst "}],"           \
     "\"hardware\":{\"gpu\":\"h100-sxm-80gb\",\"count\":8},\"parallel\":{\"dp\":8," par "}}"
 
-/* Llama-3.1-70B full fine-tune, 8 H100s, checkpointing every block, 1 × 2048 tokens. Model states
- * 16 B/param / 8 = 131.4 GiB (Ψ = 70,553,706,496), with the sharded fp32 gradients a component of
- * their own (4Ψ/8 = 32.85 GiB). */
+/* Llama-3.1-70B full fine-tune, 8 H100s, checkpointing every block, 1 × 2048 tokens, amp_bf16 (HF
+ * Trainer bf16=True). Model states 16 B/param / 8 = 131.4 GiB (Ψ = 70,553,706,496).
+ *  - ZeRO-3: accelerate never runs torch.autocast under DeepSpeed (accelerator.py:564-592) and turns
+ *    bf16 into DeepSpeed's bf16 mode: bf16 params 2Ψ/8 + bf16 gradient partition 2Ψ/8 (grad_accum_dtype
+ *    = the model dtype, engine.py:1492) + fp32 master 4Ψ/8 + m and v 8Ψ/8; the fp32 gradients exist one
+ *    sub-group (1e9 elements) at a time, at the step (stage3.py _prepare_fp32_grad_for_sub_group).
+ *  - ZeRO-3 with DeepSpeed's torch_autocast section: fp32 params 4Ψ/8 are the master, the fp32
+ *    gradient partition 4Ψ/8 is resident (stage3.py:742), m and v 8Ψ/8.
+ *  - FSDP2 full_shard (accelerate's bf16 MixedPrecisionPolicy): fp32 shards 4Ψ/8, sharded fp32 .grad
+ *    4Ψ/8, m and v 8Ψ/8; AdamW fused, as HF Trainer and torchtitan pick. */
 static void llama70b_eight_gpus(void **state) {
     (void)state;
     const double psi = 70553706496.0, states = 16.0 * psi / 8.0 / 1073741824.0;
     vp_inst_calc c;
-    /* ZeRO-3 under torch.autocast: the fp32 gradient partition (stage3.py:742) is resident */
     vp_plan *p = plan_or_die(L70(",\"precision\":\"amp_bf16\"", "\"zero\":3"));
+    assert_int_equal(p->inst[0].precision, VP_PREC_BF16_MASTER);
+    vp_inst_calc_init(p, &p->inst[0], 0, &c);
+    assert_true(fabs((double)c.ds.grads.bytes - 2.0 * psi / 8.0) < 1);
+    assert_true(fabs((double)c.ds.master.bytes - 4.0 * psi / 8.0) < 1);
+    assert_true(fabs((double)c.ds.weights.bytes - 2.0 * psi / 8.0) < 1);
+    assert_true(fabs((double)c.ds.states.bytes - 8.0 * psi / 8.0) < 1);
+    /* the sub-group's fp32 flat gradient at the step: 1e9 × 4 B (fused AdamW adds no temporaries) */
+    assert_true((double)c.ds.opt_temp.bytes >= 4.0e9);
+    vp_plan_free(p);
+    p = plan_or_die(L70(",\"precision\":\"amp_bf16\"", "\"zero\":3,\"torch_autocast\":true"));
+    assert_int_equal(p->inst[0].precision, VP_PREC_AMP_BF16);
     vp_inst_calc_init(p, &p->inst[0], 0, &c);
     assert_true(fabs((double)c.ds.grad_fp32.bytes - 4.0 * psi / 8.0) < 1);
     assert_true(c.ds.grads_resident);
     assert_int_equal(c.ds.master.bytes, 0);
     vp_plan_free(p);
-    /* FSDP2 full_shard: sharded fp32 .grad */
+    /* FSDP2 full_shard: sharded fp32 .grad, and HF Trainer's / torchtitan's fused AdamW */
     p = plan_or_die(L70(",\"precision\":\"amp_bf16\"", "\"fsdp\":\"full_shard\""));
+    assert_int_equal(p->inst[0].impl, VP_IMPL_FUSED);
     vp_inst_calc_init(p, &p->inst[0], 0, &c);
     assert_true(fabs((double)c.ds.grad_fp32.bytes - 4.0 * psi / 8.0) < 1);
     vp_plan_free(p);
     /* peaks per GPU, GiB */
-    double z3_nocache = peak_gib(L70(",\"precision\":\"amp_bf16\",\"autocast_cache\":false", "\"zero\":3"), NULL);
-    double z3_bf16 = peak_gib(L70("", "\"zero\":3"), NULL); /* DeepSpeed's own bf16 mode */
-    double fsdp_fused = peak_gib(L70(",\"precision\":\"amp_bf16\",\"optimizer\":{\"name\":\"adamw\",\"impl\":\"fused\"}",
-                                     "\"fsdp\":\"full_shard\""), NULL);
-    double fsdp_foreach = peak_gib(L70(",\"precision\":\"amp_bf16\"", "\"fsdp\":\"full_shard\""), NULL);
-    double z3_cache = peak_gib(L70(",\"precision\":\"amp_bf16\"", "\"zero\":3"), NULL);
-    fprintf(stderr, "70B/8: zero3 amp cache-off %.2f, zero3 bf16 %.2f, fsdp fused %.2f, fsdp foreach %.2f, zero3 amp cache-on %.2f GiB\n",
-            z3_nocache, z3_bf16, fsdp_fused, fsdp_foreach, z3_cache);
-    assert_true(z3_nocache > states && z3_nocache < 160.0);
-    assert_true(z3_bf16 > states && z3_bf16 < 160.0);
-    assert_true(fsdp_fused > states && fsdp_fused < 160.0);
+    double z3_amp = peak_gib(L70(",\"precision\":\"amp_bf16\"", "\"zero\":3"), NULL);
+    double z3_bf16 = peak_gib(L70("", "\"zero\":3"), NULL);
+    double z3_ta_nocache = peak_gib(L70(",\"precision\":\"amp_bf16\",\"autocast_cache\":false", "\"zero\":3,\"torch_autocast\":true"), NULL);
+    double fsdp = peak_gib(L70(",\"precision\":\"amp_bf16\"", "\"fsdp\":\"full_shard\""), NULL);
+    double fsdp_foreach = peak_gib(L70(",\"precision\":\"amp_bf16\",\"optimizer\":{\"name\":\"adamw\",\"impl\":\"foreach\"}",
+                                       "\"fsdp\":\"full_shard\""), NULL);
+    double z3_ta_cache = peak_gib(L70(",\"precision\":\"amp_bf16\"", "\"zero\":3,\"torch_autocast\":true"), NULL);
+    fprintf(stderr, "70B/8: zero3 amp_bf16 %.2f, zero3 default %.2f, zero3 torch_autocast cache-off %.2f, fsdp %.2f, "
+            "fsdp foreach %.2f, zero3 torch_autocast cache-on %.2f GiB\n", z3_amp, z3_bf16, z3_ta_nocache, fsdp, fsdp_foreach, z3_ta_cache);
+    assert_true(z3_amp > states && z3_amp < 160.0);
+    assert_true(fabs(z3_amp - z3_bf16) < 1e-9);
+    assert_true(z3_ta_nocache > states && z3_ta_nocache < 160.0);
+    assert_true(fsdp > states && fsdp < 160.0);
     /* foreach AdamW over the fp32 shards adds one shard-sized fp32 intermediate at the step: params,
      * grads, m, v and the intermediate = 20Ψ/8 = 164.3 GiB (+ the output logits and cuBLAS workspace) */
     assert_true(fabs(fsdp_foreach - 20.0 * psi / 8.0 / 1073741824.0) < 1.0);
-    /* with autocast's cache on, ZeRO-3 (same nn.Parameter, .data swapped) keeps every block's bf16 cast
-     * until forward ends: 2 B × the matmul weights on top */
-    assert_true(z3_cache > z3_nocache + 100.0);
+    /* DeepSpeed's torch_autocast with autocast's cache on: ZeRO-3 (same nn.Parameter, .data swapped)
+     * keeps every block's bf16 cast until forward ends: 2 B × the matmul weights on top */
+    assert_true(z3_ta_cache > z3_ta_nocache + 100.0);
 }
 
 /* fp8 training keeps fp32 master weights and fp32 Adam moments: 4 + 8 B per parameter. */

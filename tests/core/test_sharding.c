@@ -15,12 +15,15 @@
 #define PSI 124439808ULL
 #define N 8ULL
 
-static const vp_estimate *zero(int stage, const char *precision) {
+static const vp_estimate *zero_with(int stage, const char *precision, const char *extra) {
     const char *plan = t_fmt("{\"schema\":\"%s\",\"workload\":{\"batch\":1,\"seq\":256},\"instances\":[%s],"
-                             "\"hardware\":{\"count\":8},\"parallel\":{\"dp\":8,\"zero\":%d,\"framework\":\"deepspeed\"}}",
-                             VP_PLAN_SCHEMA, t_hf_instance(CFG_GPT2, t_fmt("\"precision\":\"%s\"", precision)), stage);
+                             "\"hardware\":{\"count\":8},\"parallel\":{\"dp\":8,\"zero\":%d,\"framework\":\"deepspeed\"%s}}",
+                             VP_PLAN_SCHEMA, t_hf_instance(CFG_GPT2, t_fmt("\"precision\":\"%s\"", precision)), stage, extra);
     return t_estimate(plan);
 }
+static const vp_estimate *zero(int stage, const char *precision) { return zero_with(stage, precision, ""); }
+/* DeepSpeed's "torch_autocast": {"enabled": true}: fp32 partitions, torch.autocast in forward */
+static const vp_estimate *zero_autocast(int stage) { return zero_with(stage, "amp_bf16", ",\"torch_autocast\":true"); }
 
 /* The resident states of rank 0 (weights, fp32 master, Adam m and v) follow the table. */
 static void stages(void **s) {
@@ -75,7 +78,7 @@ static void monotone(void **s) {
 /* Under autocast the fp32 params are the master copy: no separate master, states 8Ψ/N at stage 1. */
 static void amp_has_no_separate_master(void **s) {
     (void)s;
-    const vp_estimate *e = zero(1, "amp_bf16");
+    const vp_estimate *e = zero_autocast(1);
     assert_u64_equal(t_component(e, 0, "master_weights", NULL), 0);
     assert_u64_equal(t_component(e, 0, "weights", NULL), 4 * PSI);
     assert_u64_equal(t_component(e, 0, "optimizer_state", NULL), 8 * PSI / N);
@@ -193,7 +196,7 @@ static void fsdp_fields_refused(void **s) {
 }
 
 /* DeepSpeed without "precision" trains in its bf16 mode: fp32 master present, one explanation line;
- * with torch.autocast (amp_bf16) the fp32 model is the master (stage3.py:1113-1117). */
+ * with its torch_autocast section the fp32 model is the master (stage3.py:1113-1117). */
 static void deepspeed_default_precision(void **s) {
     (void)s;
     const vp_estimate *e = t_estimate(t_fmt("{\"schema\":\"%s\",\"workload\":{\"batch\":1,\"seq\":256},\"instances\":[%s],"
@@ -213,7 +216,17 @@ static void deepspeed_default_precision(void **s) {
     found = 0;
     for (int i = 0; i < e->n_warnings; i++) found |= strstr(e->warnings[i], "Megatron's bf16 mode") != NULL;
     assert_true(found);
+    /* amp_bf16 (HF Trainer bf16=True) under DeepSpeed is DeepSpeed's bf16 mode too: accelerate runs no
+     * autocast there (accelerator.py:564-592) and sets the config's bf16.enabled (dataclasses.py:1415-1427) */
     e = zero(3, "amp_bf16");
+    assert_u64_equal(t_component(e, 0, "master_weights", NULL), 4 * PSI / N);
+    assert_u64_equal(t_component(e, 0, "weights", NULL), 2 * PSI / N);
+    assert_u64_equal(t_component(e, 0, "grads", NULL), 2 * PSI / N);
+    found = 0;
+    for (int i = 0; i < e->n_warnings; i++) found |= strstr(e->warnings[i], "DeepSpeed's bf16 mode") != NULL;
+    assert_true(found);
+    /* its torch_autocast section keeps the fp32 model as the master */
+    e = zero_autocast(3);
     assert_u64_equal(t_component(e, 0, "master_weights", NULL), 0);
     assert_u64_equal(t_component(e, 0, "weights", NULL), 4 * PSI / N);
     /* its fp32 gradient partition is allocated at init, so it is there at every peak */

@@ -486,6 +486,16 @@ test('FSDP version and mixed precision, ZeRO-3 sub-groups, autocast cache, edite
     parallel: { dp: 8, zero: 3, sub_group_size: 100000000, grad_accum_dtype: 'fp32' } }, presetType);
   assert.deepEqual([z.invalid, z.dropped], [[], []]);
   assert.deepEqual(buildPlan(z.state).parallel, { dp: 8, framework: 'deepspeed', zero: 3, sub_group_size: 100000000, grad_accum_dtype: 'fp32' });
+  // DeepSpeed's torch_autocast section round-trips, and keeps the instance under torch.autocast
+  // (no precision given: the core keeps amp_bf16, plan_parallel_precision.c)
+  const ta = S.planToState({ ...base, instances: [{ model: { preset: 'llama-3.2-1b' } }],
+    parallel: { dp: 8, zero: 3, torch_autocast: true } }, presetType);
+  assert.deepEqual([ta.invalid, ta.dropped], [[], []]);
+  assert.equal(ta.state.instances[0].precision, 'amp_bf16');
+  assert.deepEqual(buildPlan(ta.state).parallel, { dp: 8, framework: 'deepspeed', zero: 3, torch_autocast: true });
+  const taBad = S.planToState({ ...base, instances: [{ model: { preset: 'llama-3.2-1b' } }],
+    parallel: { dp: 8, fsdp: 'full_shard', torch_autocast: true } }, presetType);
+  assert.deepEqual(taBad.invalid, ['parallel.torch_autocast']);
   // what the form cannot hold is named
   const bad = S.planToState({ ...base, instances: [{ model: { preset: 'llama-3.2-1b' }, edited_layers: 2, autocast_cache: 'no' }],
     parallel: { fsdp: 'full_shard', fsdp_version: 3, fsdp_mixed_precision: { param_dtype: 'int4', turbo: true }, grad_accum_dtype: 'fp8' } }, presetType);
