@@ -47,6 +47,8 @@ typedef struct {
     int bwd_opwise;      /* ... and their backward too (events_lora.c vp_ev_block_lora_backward) */
     int bwd_workspace;   /* the backward's cuBLAS workspace is placed (first backward GEMM) */
     vp_lora_block_saved *ls; /* per block: its saved tensors by name */
+    int sharded_grad;    /* FSDP's sharded .grad in fp32 (the grads_fp32 term) is the .grad: per parameter */
+    int32_t unit_next;   /* FSDP: the next block's unit, prefetched while this one computes */
 } inst_ev;
 
 static int trained(const vp_inst_calc *c) {
@@ -80,6 +82,7 @@ static void inst_init(inst_ev *x, const vp_inst_calc *c) {
     memset(x, 0, sizeof *x);
     x->c = c;
     x->head_cast = -1;
+    x->unit_next = -1;
     const vp_instance *in = c->in;
     vp_block_param_tensors(in, &x->blk);
     vp_outer_param_tensors(in, &x->pre, &x->post);
@@ -94,6 +97,11 @@ static void inst_init(inst_ev *x, const vp_inst_calc *c) {
     if (x->list_elems < 1) x->list_elems = 1;
     x->wscale = (double)c->ds.weights.bytes / x->list_elems;
     int64_t grad_bytes = c->ds.grads.bytes;
+    /* FSDP1/2 with an fp32 model: the sharded .grad of each parameter is written when its unit's
+     * reduce-scatter ends (_fsdp_collectives.py foreach_reduce), kept until zero_grad, and is what
+     * the optimizer steps (sharding_fsdp.c puts it in the grads_fp32 term) */
+    x->sharded_grad = !c->ds.grads_resident && grad_bytes == 0 && c->ds.grad_fp32.bytes > 0;
+    if (x->sharded_grad) grad_bytes = c->ds.grad_fp32.bytes;
     x->lora = in->ft != VP_FT_FULL;
     if (x->lora) {
         /* lora_A and lora_B of every adapted module of the block (targets this family does not have
@@ -193,7 +201,11 @@ static void alloc_grads(vp_events *e, inst_ev *x, int64_t b, int accumulate) {
 /* All .grad tensors at once (Megatron's contiguous buffer, accumulation kept from the start). */
 static void alloc_resident_grads(vp_events *e, inst_ev *x) {
     const vp_inst_calc *c = x->c;
-    if (!trained(c) || !c->grads_resident) return;
+    if (!trained(c)) return;
+    /* DeepSpeed ZeRO-3's fp32 gradient partition (grad_partitions_flat_buffer, stage3.py:742-744):
+     * allocated when the optimizer is built, never freed */
+    if (c->ds.grads_resident) vp_ev_alloc(e, c->ds.grad_fp32.bytes);
+    if (!c->grads_resident) return;
     vp_tensors_push(&x->grads, e, vp_ev_alloc(e, c->ds.grads.bytes));
 }
 
@@ -224,8 +236,13 @@ static void optimizer_step(vp_events *e, inst_ev *x, int first) {
     if (first) {
         if (c->grads_resident || x->lora || x->gscale > 0)
             foreach_trainable(e, x, &x->states, x->state_scale, x->n_states);
+        else /* a ZeRO partition's flat states (no per-parameter .grad to follow) */
+            vp_tensors_push(&x->states, e, vp_ev_alloc(e, c->ds.states.bytes));
         if (c->grads_resident && x->state_scale <= 0) vp_tensors_push(&x->states, e, vp_ev_alloc(e, c->ds.states.bytes));
     }
+    /* DeepSpeed ZeRO-1/2: step() flattens the partition's gradients into an fp32 copy
+     * (single_partition_of_fp32_groups[i].grad) and drops it after the update (stage_1_and_2.py step) */
+    int32_t fp32_grad = !x->sharded_grad && !c->ds.grads_resident ? vp_ev_alloc(e, c->ds.grad_fp32.bytes) : -1;
     vp_tensors tmp = {0};
     if (c->in->impl == VP_IMPL_FOREACH) {
         /* _multi_tensor_adamw: torch._foreach_sqrt(exp_avg_sqs) makes one intermediate per parameter */
@@ -236,6 +253,7 @@ static void optimizer_step(vp_events *e, inst_ev *x, int first) {
     }
     vp_tensors_release(&tmp, e);
     vp_tensors_dispose(&tmp);
+    vp_ev_free(e, fp32_grad);
 }
 
 /* ---- activations ---- */
@@ -264,6 +282,7 @@ static void param_range(const inst_ev *x, int64_t b, int64_t *lo, int64_t *hi) {
 /* Autocast's bf16 copies of the matmul weights of activation block b (kept for backward). */
 static void alloc_casts(vp_events *e, inst_ev *x, int64_t b) {
     const vp_inst_calc *c = x->c;
+    if (c->ds.no_casts) return; /* the matmuls get their weights in the compute dtype (FSDP param_dtype) */
     int64_t lo, hi;
     param_range(x, b, &lo, &hi);
     for (int64_t j = lo; j < hi; j++)
@@ -312,13 +331,25 @@ static void alloc_block_saved(vp_events *e, const inst_ev *x, double T, vp_tenso
     if (cache) vp_tensors_push(cache, e, vp_ev_alloc(e, (int64_t)(T * a->kv_extra / c->act_div_shard)));
 }
 
+/* The parameters block b computes with, gathered (ZeRO-3 / FSDP); freed by the caller when the block
+ * ends. FSDP full_shard gathers one block's unit at a time and prefetches the next one in the order
+ * the blocks run (torch/distributed/fsdp/_fully_shard/_fsdp_state.py: forward prefetch of the next
+ * unit by default, backward prefetch of the previous one); ZeRO-3 counts its largest layer. */
+static int32_t gather_unit(vp_events *e, inst_ev *x, int has_next) {
+    const vp_devstate *ds = &x->c->ds;
+    if (ds->gather_block_bytes <= 0) return vp_ev_alloc(e, ds->gathered.bytes);
+    int32_t cur = x->unit_next >= 0 ? x->unit_next : vp_ev_alloc(e, ds->gather_block_bytes);
+    x->unit_next = has_next ? vp_ev_alloc(e, ds->gather_block_bytes) : -1;
+    return cur;
+}
+
 /* The forward of block b: autocast copies, saved tensors, transients. */
 static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed, double passes) {
     const vp_inst_calc *c = x->c;
     double T = tokens(c) * passes;
     vp_tensors *sv = &x->saved[b];
     vp_tensors tmp = {0};
-    int32_t gather = vp_ev_alloc(e, c->ds.gathered.bytes);
+    int32_t gather = gather_unit(e, x, b + 1 < x->act_blocks);
     if (x->opwise) {
         vp_lora_block_dims d;
         lora_dims(c, T, &d);
@@ -350,7 +381,8 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
     }
     alloc_split(e, &tmp, T, c->a.fwd_temp / c->act_div_shard, unit_f(c));
     vp_tensors_release(&tmp, e);
-    if (checkpointed) vp_tensors_release(&x->casts[b], e);
+    /* autocast's cache keeps the casts until the forward ends (released in train_step) */
+    if (checkpointed && !c->ds.casts_cached) vp_tensors_release(&x->casts[b], e);
     vp_ev_free(e, gather);
     vp_tensors_dispose(&tmp);
 }
@@ -360,7 +392,7 @@ static void block_backward(vp_events *e, inst_ev *x, int64_t b, int checkpointed
     const vp_inst_calc *c = x->c;
     double T = tokens(c);
     vp_tensors tmp = {0};
-    int32_t gather = vp_ev_alloc(e, c->ds.gathered.bytes);
+    int32_t gather = gather_unit(e, x, b > 0);
     if (x->bwd_opwise) {
         /* op by op (events_lora.c); x->resid holds the gradient of the residual stream. With
          * gradient accumulation the adapters' new gradients are added into .grad and freed. */
@@ -533,6 +565,8 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             double passes = c->in->activations == VP_ACT_KEEP_GRAPH ? (double)c->in->passes : 1.0;
             vp_tensors loss_saved = {0};
             e->phase = VP_PH_FORWARD;
+            /* FSDP's root unit (embeddings, final norm, head) */
+            int32_t root = vp_ev_alloc(e, c->ds.gather_root_bytes);
             if (!x->opwise) outside_forward(e, x);
             /* the embedding's output: the first block's input (events_lora.c frees each block's) */
             int32_t emb = x->opwise ? vp_ev_alloc(e, (int64_t)(tokens(c) * unit_h(c))) : -1;
@@ -557,6 +591,11 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             x->resid = -1;
             loss_forward(e, x, &loss_saved);
             vp_ev_free(e, normed);
+            /* the autocast region exits with the forward: torch.clear_autocast_cache() drops the casts
+             * checkpointed blocks kept (torch/amp/autocast_mode.py __exit__) */
+            if (c->ds.casts_cached)
+                for (int64_t b = 0; b < x->act_blocks; b++)
+                    if (every > 0 && b % every == 0) vp_tensors_release(&x->casts[b], e);
             e->phase = VP_PH_BACKWARD;
             int acc = mb > 0;
             loss_backward(e, x, &loss_saved);
@@ -570,7 +609,7 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             for (int64_t b = x->act_blocks - 1; b >= 0; b--) block_backward(e, x, b, every > 0 && b % every == 0, acc);
             vp_tensors_release(&x->outside, e);
             if (c->in->ft == VP_FT_FULL) alloc_grads(e, x, -2, acc);
-            vp_ev_alloc(e, c->ds.grad_fp32.bytes);
+            vp_ev_free(e, root);
             vp_tensors_dispose(&loss_saved);
             if (mb + 1 < micro) vp_tensors_release(&x->kept, e); /* the loop drops `out` */
         }

@@ -38,6 +38,9 @@ typedef struct {
     int grads_resident;     /* the gradient partition is allocated once, at init (DeepSpeed ZeRO-3) */
     int no_casts;           /* weights reach the matmuls already in the compute dtype: no autocast copies */
     int casts_cached;       /* autocast's cache keeps each cast weight until the forward ends */
+    /* FSDP full_shard's units as the replay allocates them (events_train.c): the root unit, gathered
+     * from the model's pre-forward to its post-backward, and one block's unit (0: one gathered term) */
+    int64_t gather_root_bytes, gather_block_bytes;
 } vp_devstate;
 
 /* The device context of GPU `rank` for an instance (sharded instances follow plan->par). */

@@ -101,6 +101,10 @@ void vp_shard_fsdp(const vp_plan *plan, const vp_instance *in, const vp_weights 
         term(&ds->gathered, (int64_t)(gathered * pdb), "%s gathered: root unit (embeddings, norm, head) + this block and the "
              "prefetched one (%s params each) × %d B %s", vname, nb, pdb,
              pdb == 1 ? "fp8" : pdb == 2 ? "param_dtype" : "fp32");
+    if (z != 2) {
+        ds->gather_root_bytes = (int64_t)(root * pdb);
+        ds->gather_block_bytes = (int64_t)(block * pdb);
+    }
     ds->no_casts = !amp || pdb < 4;
     ds->casts_cached = version == 2 && in->autocast_cache;
     double dev_train = (double)w->trainable * frac;
