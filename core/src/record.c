@@ -17,6 +17,43 @@ static vp_status wl_int(const cJSON *w, const char *key, int64_t lo, int64_t hi,
 
 #define MAX_MEASURED_BYTES (1LL << 50) /* 1 PiB: far above any GPU */
 
+/* workload.fsdp (tools/groundtruth/measure.py's case "fsdp", issue 11): rank 0 of a world of `world`
+ * ranks on one GPU through PyTorch's fake process group; fully_shard per decoder layer and the root
+ * (version 2, default) or FullyShardedDataParallel with ModuleWrapPolicy (version 1), with
+ * MixedPrecisionPolicy(param_dtype, reduce_dtype) as given: none given means no policy (fp32
+ * all-gathers under autocast), which the plan says explicitly since its own FSDP default for
+ * amp_bf16 is accelerate's bf16 policy. reshard_after_forward false is shard_grad_op. */
+static vp_status record_fsdp(const cJSON *w, cJSON *plan, int64_t *world, vp_error *err) {
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(w, "fsdp");
+    if (!f) return VP_OK;
+    const char *b = "workload.fsdp";
+    if (!cJSON_IsObject(f)) return vp_fail(err, VP_ERR_FIELD, b, "workload.fsdp must be an object");
+    static const char *const keys[] = {"world", "version", "param_dtype", "reduce_dtype", "reshard_after_forward", "init", NULL};
+    vp_status st;
+    if ((st = vp_json_only_keys(f, b, keys, err))) return st;
+    int64_t version = 2;
+    if ((st = vp_json_int(f, b, "world", 1, 65536, world, err))) return st;
+    if ((st = vp_json_opt_int(f, b, "version", 1, 2, &version, err))) return st;
+    static const char *const dts[] = {"fp32", "bf16", "fp16", NULL};
+    int pd = -1, rd = -1, raf = 1;
+    if (cJSON_GetObjectItemCaseSensitive(f, "param_dtype") && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(f, "param_dtype")) &&
+        (st = vp_json_opt_enum(f, b, "param_dtype", dts, &pd, err)))
+        return st;
+    if (cJSON_GetObjectItemCaseSensitive(f, "reduce_dtype") && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(f, "reduce_dtype")) &&
+        (st = vp_json_opt_enum(f, b, "reduce_dtype", dts, &rd, err)))
+        return st;
+    if ((st = vp_json_opt_bool(f, b, "reshard_after_forward", &raf, err))) return st;
+    cJSON *par = cJSON_AddObjectToObject(plan, "parallel");
+    cJSON_AddNumberToObject(par, "dp", (double)*world);
+    cJSON_AddStringToObject(par, "fsdp", raf ? "full_shard" : "shard_grad_op");
+    cJSON_AddNumberToObject(par, "fsdp_version", (double)version);
+    cJSON *mp = cJSON_AddObjectToObject(par, "fsdp_mixed_precision");
+    /* MixedPrecisionPolicy(param_dtype=None): the parameters' own dtype; reduce_dtype=None: param_dtype */
+    cJSON_AddStringToObject(mp, "param_dtype", dts[pd >= 0 ? pd : 0]);
+    cJSON_AddStringToObject(mp, "reduce_dtype", dts[rd >= 0 ? rd : pd >= 0 ? pd : 0]);
+    return VP_OK;
+}
+
 /* What was measured (shared/groundtruth/README.md "measured"): not needed for the plan, but a record
  * whose numbers are not numbers must not become a NaN% row or silently leave the statistics. Each
  * given value is a whole, finite, positive byte or parameter count. */
@@ -148,8 +185,14 @@ char *vp_record_to_plan_json(const char *record_json, vp_error *err) {
         cJSON_AddStringToObject(r, "activations", "no_grad");
         cJSON_AddTrueToObject(r, "logprobs_fp32");
     }
+    int cache = 1;
+    if ((st = vp_json_opt_bool(w, "workload", "autocast_cache", &cache, err))) goto done;
+    if (!cache) cJSON_AddFalseToObject(pol, "autocast_cache");
+    int64_t world = 1;
+    if ((st = record_fsdp(w, plan, &world, err))) goto done;
     cJSON *hw = cJSON_AddObjectToObject(plan, "hardware");
     cJSON_AddStringToObject(hw, "gpu", "h100-sxm-80gb");
+    if (world > 1) cJSON_AddNumberToObject(hw, "count", (double)world);
     /* the measured GPU's CUDA total (checked above; the plan format takes up to 2^44) */
     const cJSON *tb = cJSON_GetObjectItemCaseSensitive(meas, "total_bytes");
     if (cJSON_IsNumber(tb) && tb->valuedouble > 17592186044416.0) {

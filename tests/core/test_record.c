@@ -204,6 +204,39 @@ static void params_of_a_record(void **s) {
     assert_u64_equal(t_json_params_total(e, 0), 125226240ULL);
 }
 
+/* workload.fsdp (tools/groundtruth/measure.py's fake-process-group FSDP cases, issue 11) and
+ * autocast_cache: rank 0 of `world` ranks; no dtype given means no MixedPrecisionPolicy (fp32
+ * all-gathers, reduce in the param dtype), which the plan must say since its FSDP default for
+ * amp_bf16 is accelerate's bf16 policy; the optimizer stays measure.py's foreach AdamW. */
+static void fsdp_records(void **s) {
+    (void)s;
+    cJSON *p = to_plan(REC("{\"mode\":\"amp_bf16\",\"batch\":4,\"seq\":512,\"grad_ckpt\":true,"
+                           "\"fsdp\":{\"world\":8,\"param_dtype\":\"bf16\",\"reduce_dtype\":\"fp32\"}}"));
+    assert_num_at(p, "parallel.dp", 8);
+    assert_num_at(p, "hardware.count", 8);
+    assert_str_at(p, "parallel.fsdp", "full_shard");
+    assert_num_at(p, "parallel.fsdp_version", 2);
+    assert_str_at(p, "parallel.fsdp_mixed_precision.param_dtype", "bf16");
+    assert_str_at(p, "parallel.fsdp_mixed_precision.reduce_dtype", "fp32");
+    assert_str_at(p, "instances[0].optimizer.impl", "foreach");
+    cJSON_Delete(p);
+    p = to_plan(REC("{\"mode\":\"amp_bf16\",\"batch\":4,\"seq\":512,\"autocast_cache\":false,"
+                    "\"fsdp\":{\"world\":4,\"version\":1,\"reshard_after_forward\":false}}"));
+    assert_str_at(p, "parallel.fsdp", "shard_grad_op");
+    assert_num_at(p, "parallel.fsdp_version", 1);
+    assert_str_at(p, "parallel.fsdp_mixed_precision.param_dtype", "fp32");
+    assert_str_at(p, "parallel.fsdp_mixed_precision.reduce_dtype", "fp32");
+    assert_true(cJSON_IsFalse(get(p, "instances[0].autocast_cache")));
+    cJSON_Delete(p);
+    expect_record_error(REC("{\"mode\":\"amp_bf16\",\"batch\":4,\"seq\":512,\"fsdp\":{\"world\":0}}"), VP_ERR_RANGE,
+                        "workload.fsdp.world");
+    expect_record_error(REC("{\"mode\":\"amp_bf16\",\"batch\":4,\"seq\":512,\"fsdp\":{\"world\":8,\"param_dtype\":\"int4\"}}"),
+                        VP_ERR_UNSUPPORTED, "workload.fsdp.param_dtype");
+    expect_record_error(REC("{\"mode\":\"amp_bf16\",\"batch\":4,\"seq\":512,\"fsdp\":{\"world\":8,\"turbo\":1}}"),
+                        VP_ERR_FIELD, "workload.fsdp.turbo");
+    expect_record_error(REC("{\"mode\":\"amp_bf16\",\"batch\":4,\"seq\":512,\"fsdp\":[8]}"), VP_ERR_FIELD, "workload.fsdp");
+}
+
 static void expect_record_error(const char *record, vp_status code, const char *path) {
     vp_error err;
     memset(&err, 0x5a, sizeof err);
@@ -280,6 +313,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(params_of_a_record),
         cmocka_unit_test(bad_records),
         cmocka_unit_test(bad_config_caught_by_the_plan),
+        cmocka_unit_test(fsdp_records),
     };
     return T_RUN("record", tests, argc, argv);
 }

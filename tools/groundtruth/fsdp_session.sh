@@ -3,8 +3,8 @@
 # Rank 0 of each world size runs on the fake process group; every FSDP buffer is allocated at its
 # real size, so peak_alloc is the per-rank peak of a real N-GPU job (communication itself is skipped).
 # Usage on a GPU node, repo root: OUT=dir bash tools/groundtruth/fsdp_session.sh
-# Then compare with: vramplan estimate --plan <plan with parallel {dp: N, fsdp: full_shard,
-# fsdp_mixed_precision {...}}, hardware.count N> (the case ids name the setting).
+# Then: python3 tools/groundtruth/to_records.py $OUT/res/fsdp-runs.jsonl > records.jsonl and
+# vramplan calibrate records.jsonl (core/src/record.c reads workload.fsdp as the plan's FSDP layout).
 set -u
 cd "$(dirname "$0")"
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/res"
