@@ -306,6 +306,8 @@ export const DEFAULT_INSTANCE = deepFreeze({
   precision_framework: false, // the plan gave no "precision" and DeepSpeed / Megatron picked its own bf16
                              // (bf16_master): plan.js leaves "precision" out again while it still holds
                              // (docs/schema/plan.md "Precision modes")
+  optimizer_framework: false, // the plan gave no optimizer.impl and FSDP picked fused AdamW: plan.js
+                             // leaves "impl" out again while it still holds (added within v2)
   autocast_cache: true,      // torch.autocast(cache_enabled=...); false: Lightning >= 2.6
   edited_layers: '',         // functional_copy: the last blocks the edit replaces ('' = the core's default, 3)
   infer_precision: 'bf16',   // inference

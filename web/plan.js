@@ -11,7 +11,7 @@
 
 import {
   PLAN_SCHEMA, InputError, hfConfigName, shortName, isObject, instanceNames, sharesTarget,
-  modelTypeOfModel, ownModelIndex, trains, coreActivations, precisionFromFramework,
+  modelTypeOfModel, ownModelIndex, trains, coreActivations, precisionFromFramework, optimizerFromFramework,
 } from './setup.js';
 
 export { PLAN_SCHEMA, InputError, hfConfigName, shortName };
@@ -120,7 +120,10 @@ function instanceOf(state, i, names) {
     if (!precisionFromFramework(state, inst)) out.precision = inst.precision;
     const ft = inst.finetune;
     const learns = trains(inst.role) && ft !== 'frozen';
-    if (learns) out.optimizer = optimizerOf(inst.optimizer);
+    if (learns) {
+      out.optimizer = optimizerOf(inst.optimizer);
+      if (optimizerFromFramework(state, inst)) delete out.optimizer.impl; /* as the file gave it */
+    }
     if (trains(inst.role) || ft !== 'frozen') out.finetune = finetuneOf(inst);
     if (ft === 'qlora') {
       out.quant = inst.lora.quant;

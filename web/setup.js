@@ -270,6 +270,11 @@ const FRAMEWORK_NAMES = { torch: 'PyTorch DDP', deepspeed: 'DeepSpeed', fsdp: 'F
  * "precision" out, as the file did, so the core says which mode it took. Same conditions as
  * core/src/plan_parallel_precision.c vp_plan_framework_precision.
  */
+export function optimizerFromFramework(state, inst) {
+  return !!inst.optimizer_framework && state.workload.mode === 'train' && state.parallel.framework === 'fsdp'
+    && /^(adamw|adam)\/fused$/.test(inst.optimizer) && inst.placement === 'sharded' && inst.activations === 'train';
+}
+
 export function precisionFromFramework(state, inst) {
   return !!inst.precision_framework && state.workload.mode === 'train' && inst.precision === 'bf16_master'
     && MASTER_FRAMEWORKS.includes(state.parallel.framework) && inst.placement === 'sharded' && inst.activations === 'train';
@@ -284,23 +289,41 @@ export function precisionFromFramework(state, inst) {
 export function switchFramework(state, fw) {
   const before = state.parallel.framework;
   state.parallel.framework = fw;
-  const toMaster = MASTER_FRAMEWORKS.includes(fw);
-  if (toMaster === MASTER_FRAMEWORKS.includes(before)) return '';
-  const from = toMaster ? 'amp_bf16' : 'bf16_master';
-  const to = toMaster ? 'bf16_master' : 'amp_bf16';
   const names = instanceNames(state);
-  const changed = [];
-  state.instances.forEach((inst, i) => {
-    if (trains(inst.role) && inst.finetune !== 'frozen' && inst.precision === from) {
-      inst.precision = to;
-      changed.push(names[i]);
+  const whoOf = (changed) => (state.instances.length > 1 ? ` for ${changed.map((n) => `“${n}”`).join(', ')}` : '');
+  const notes = [];
+  const toMaster = MASTER_FRAMEWORKS.includes(fw);
+  if (toMaster !== MASTER_FRAMEWORKS.includes(before)) {
+    const from = toMaster ? 'amp_bf16' : 'bf16_master';
+    const to = toMaster ? 'bf16_master' : 'amp_bf16';
+    const changed = [];
+    state.instances.forEach((inst, i) => {
+      if (trains(inst.role) && inst.finetune !== 'frozen' && inst.precision === from) {
+        inst.precision = to;
+        changed.push(names[i]);
+      }
+    });
+    if (changed.length) {
+      notes.push(toMaster
+        ? `${FRAMEWORK_NAMES[fw]} trains bf16 weights with an fp32 master copy and fp32 Adam states inside its optimizer, not under torch.autocast: precision set to “bf16 + fp32 master”${whoOf(changed)}.`
+        : `${FRAMEWORK_NAMES[fw]} trains under torch.autocast (fp32 weights, bf16 matmuls): precision set to “bf16 mixed”${whoOf(changed)}.`);
     }
-  });
-  if (!changed.length) return '';
-  const who = state.instances.length > 1 ? ` for ${changed.map((n) => `“${n}”`).join(', ')}` : '';
-  return toMaster
-    ? `${FRAMEWORK_NAMES[fw]} trains bf16 weights with an fp32 master copy and fp32 Adam states inside its optimizer, not under torch.autocast: precision set to “bf16 + fp32 master”${who}.`
-    : `${FRAMEWORK_NAMES[fw]} trains under torch.autocast (fp32 weights, bf16 matmuls): precision set to “bf16 mixed”${who}.`;
+  }
+  // the core's FSDP default (plan_parallel_precision.c): fused AdamW, as HF Trainer and torchtitan run it
+  if (fw === 'fsdp' && before !== 'fsdp') {
+    const changed = [];
+    state.instances.forEach((inst, i) => {
+      if (trains(inst.role) && inst.finetune !== 'frozen' && /^(adamw|adam)\/foreach$/.test(inst.optimizer)) {
+        inst.optimizer = inst.optimizer.replace('/foreach', '/fused');
+        inst.optimizer_framework = true;
+        changed.push(names[i]);
+      }
+    });
+    if (changed.length) {
+      notes.push(`FSDP jobs run through HF Trainer or torchtitan use fused AdamW: optimizer set to fused${whoOf(changed)} (foreach adds one fp32 shard at the step).`);
+    }
+  }
+  return notes.join(' ');
 }
 
 // ---- v1 → v2 --------------------------------------------------------------------------------
@@ -637,14 +660,28 @@ export function planToState(plan, presetType = () => '') {
   if (sp.torch_autocast && sp.framework !== 'deepspeed') invalid.push('parallel.torch_autocast');
 
   // the core (plan_parallel_precision.c vp_plan_framework_precision): under DeepSpeed or Megatron a
-  // sharded, trained instance that gives no "precision" trains in the framework's own bf16 mode
+  // sharded, trained instance that gives no "precision", or amp_bf16 (what accelerate runs there),
+  // trains in the framework's own bf16 mode
   if (train && MASTER_FRAMEWORKS.includes(sp.framework) && !sp.torch_autocast) {
     s.instances.forEach((inst, i) => {
       const x = plan.instances[i];
-      if (!isObject(x) || (x.precision !== undefined && x.precision !== null)) return;
+      const given = isObject(x) && x.precision !== undefined && x.precision !== null;
+      if (!isObject(x) || (given && x.precision !== 'amp_bf16')) return;
       if (inst.placement !== 'sharded' || inst.activations !== 'train') return;
       inst.precision = 'bf16_master';
-      inst.precision_framework = true;
+      inst.precision_framework = !given;
+    });
+  }
+  // ... and under FSDP, AdamW without an "impl" is fused (HF Trainer, torchtitan)
+  if (train && sp.framework === 'fsdp') {
+    s.instances.forEach((inst, i) => {
+      const x = plan.instances[i];
+      if (!isObject(x) || (isObject(x.optimizer) && x.optimizer.impl !== undefined && x.optimizer.impl !== null)) return;
+      if (inst.placement !== 'sharded' || inst.activations !== 'train') return;
+      if (/^(adamw|adam)\/foreach$/.test(inst.optimizer)) {
+        inst.optimizer = inst.optimizer.replace('/foreach', '/fused');
+        inst.optimizer_framework = true;
+      }
     });
   }
 

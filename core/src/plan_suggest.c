@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "planning.h"
+#include "precision.h"
 #include "terms.h"
 #include "util.h"
 
@@ -173,6 +174,8 @@ static int r_zero3(vp_plan *p, char *c, size_t n) {
     p->par.dp = p->gpu_count;
     p->par.framework = VP_FW_FSDP;
     p->par.fsdp = VP_FSDP_FULL_SHARD;
+    /* the optimizer stays as the plan resolved it (a plan file without optimizer.impl would read as
+     * fused AdamW under FSDP: plan_parallel_precision.c) */
     snprintf(c, n, "Shard weights, gradients and optimizer state over the node's %lld GPUs (FSDP full_shard / ZeRO-3)",
              (long long)p->gpu_count);
     return 1;
@@ -197,6 +200,7 @@ static int r_offload_opt(vp_plan *p, char *c, size_t n) {
     p->par.offload_optimizer = 1;
     if (p->par.framework == VP_FW_TORCH) p->par.framework = VP_FW_DEEPSPEED;
     if (p->par.zero < 2 && p->par.framework == VP_FW_DEEPSPEED) p->par.zero = 2;
+    vp_plan_framework_precision(p); /* under DeepSpeed amp_bf16 is its bf16 mode, as a plan would read */
     snprintf(c, n, "Offload the optimizer state to CPU RAM (DeepSpeed ZeRO-Offload)");
     return 1;
 }

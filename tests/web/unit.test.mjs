@@ -409,9 +409,26 @@ test('a framework brings its own bf16 mode: DeepSpeed / Megatron bf16_master, DD
   assert.match(note, /DeepSpeed .*fp32 master.*“llama-3\.2-1b”/);
   assert.equal(S.switchFramework(s, 'megatron'), '', 'same kind of framework: nothing to change');
   assert.equal(buildPlan(s).instances[0].precision, 'bf16_master');
-  assert.match(S.switchFramework(s, 'fsdp'), /autocast/);
+  const fsdpNote = S.switchFramework(s, 'fsdp');
+  assert.match(fsdpNote, /autocast/);
   assert.deepEqual(s.instances.map((x) => x.precision), ['amp_bf16', 'bf16', 'fp32']);
   assert.equal(s.parallel.framework, 'fsdp');
+  // and the core's FSDP default optimizer: fused AdamW for the trained instance (the reference trains nothing)
+  assert.match(fsdpNote, /fused/);
+  assert.deepEqual(s.instances.map((x) => x.optimizer), ['adamw/fused', 'adamw/foreach', 'adamw/fused']);
+});
+
+test('a plan file under DeepSpeed with amp_bf16, or under FSDP without optimizer.impl, reads as the core runs it', () => {
+  const base = { schema: 'vramplan/plan@1', workload: { mode: 'train', batch: 1, seq: 2048 },
+    hardware: { gpu: 'h100-sxm-80gb', count: 8 } };
+  const ds = S.planToState({ ...base, instances: [{ model: { preset: 'llama-3.2-1b' }, precision: 'amp_bf16' }],
+    parallel: { dp: 8, zero: 3 } }, presetType).state;
+  assert.equal(ds.instances[0].precision, 'bf16_master'); /* accelerate runs no autocast under DeepSpeed */
+  assert.equal(buildPlan(ds).instances[0].precision, 'bf16_master');
+  const fsdp = S.planToState({ ...base, instances: [{ model: { preset: 'llama-3.2-1b' } },
+    { name: 'b', model: { preset: 'llama-3.2-1b' }, optimizer: { name: 'adamw', impl: 'foreach' } }],
+  parallel: { dp: 8, fsdp: 'full_shard' } }, presetType).state;
+  assert.deepEqual(fsdp.instances.map((x) => x.optimizer), ['adamw/fused', 'adamw/foreach']);
 });
 
 test('the allocator setting (runtime.pytorch_cuda_alloc_conf) goes plan → form → plan', () => {
