@@ -52,6 +52,7 @@ typedef struct {
     vp_fp32_norm_saved fn;   /* ... the final norm's */
     int32_t normed;          /* ... the final norm's output (saved by the head) */
     int32_t head_grad;       /* ... the tied embedding's .grad, first made by the head's backward */
+    int acc;                 /* ... a later micro-batch: new gradients are added into .grad and freed */
     int64_t seq;             /* the workload's sequence length */
 } inst_ev;
 
@@ -508,11 +509,12 @@ static void loss_backward(vp_events *e, inst_ev *x, vp_tensors *loss_saved) {
          * goes with its node */
         const vp_arch *a = &c->in->arch;
         int32_t hg = vp_ev_alloc(e, 4 * a->vocab * a->hidden);
-        vp_tensors_push(&x->grads, e, hg);
-        x->head_grad = a->tie ? hg : -1;
+        if (!x->acc) vp_tensors_push(&x->grads, e, hg);
+        x->head_grad = a->tie && !x->acc ? hg : -1;
         if (!x->bwd_workspace) vp_ev_alloc(e, vp_cublas_workspace_bytes());
         x->bwd_workspace = 1;
         x->resid = vp_ev_alloc(e, (int64_t)((double)c->a.tokens * unit_h(c)));
+        if (x->acc) vp_ev_free(e, hg); /* gradient accumulation: added into .grad in place */
         vp_ev_free(e, g2);
         vp_ev_free(e, x->normed);
         x->normed = -1;
@@ -600,6 +602,10 @@ static void embedding_backward(vp_events *e, inst_ev *x) {
     int32_t g = vp_ev_alloc(e, bytes);
     vp_ev_free(e, x->resid);
     x->resid = -1;
+    if (x->acc) { /* gradient accumulation: added into .grad in place */
+        vp_ev_free(e, g);
+        return;
+    }
     if (x->head_grad < 0) {
         vp_tensors_push(&x->grads, e, g);
         return;
@@ -665,6 +671,7 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             vp_ev_free(e, normed);
             e->phase = VP_PH_BACKWARD;
             int acc = mb > 0;
+            x->acc = acc;
             loss_backward(e, x, &loss_saved);
             if (x->bwd_opwise) {
                 /* the final norm's backward: its result is the residual stream's gradient */
@@ -676,7 +683,10 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             vp_fp32_block_dims fd;
             if (x->fp32wise) {
                 fp32_dims(x, &fd);
-                x->resid = vp_ev_norm_fp32_backward(e, &fd, &x->fn, x->resid, -1, &x->grads);
+                vp_tensors ng = {0};
+                x->resid = vp_ev_norm_fp32_backward(e, &fd, &x->fn, x->resid, -1, acc ? &ng : &x->grads);
+                vp_tensors_release(&ng, e);
+                vp_tensors_dispose(&ng);
             }
             for (int64_t b = x->act_blocks - 1; b >= 0; b--) block_backward(e, x, b, every > 0 && b % every == 0, acc);
             vp_tensors_release(&x->outside, e);
@@ -707,6 +717,9 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
     for (int i = 0; i < n; i++) {
         inst_init(&xs[i], &cs[i]);
         xs[i].seq = plan->seq;
+        /* the math kernel's scores are per sequence: tokens must be whole sequences (not a VLM's
+         * image tokens beside the text) */
+        if (xs[i].fp32wise && (plan->seq <= 0 || cs[i].a.tokens % plan->seq)) xs[i].fp32wise = 0;
         if (!xs[i].saved || !xs[i].casts || !xs[i].ls || !xs[i].fs) out->failed = 1;
     }
     for (int i = 0; i < n && !out->failed; i++) {
