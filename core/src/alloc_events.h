@@ -123,6 +123,46 @@ void vp_ev_block_lora_backward(vp_events *e, const vp_lora_block_dims *d, const 
 /* LlamaRMSNorm's backward (frozen weight): frees g, x and rsqrt, returns the input's gradient. */
 int32_t vp_ev_norm_train_backward(vp_events *e, const vp_lora_block_dims *d, int32_t g, int32_t x, int32_t rsqrt);
 
+/* apply_rotary_pos_emb on q or k (width w bytes per token) and its backward (events_lora.c): the
+ * rotated tensor; the pre-rotation gradient (g freed). */
+int32_t vp_ev_rope(vp_events *e, double T, double w);
+int32_t vp_ev_rope_backward(vp_events *e, double T, double w, int32_t g);
+
+/* A Llama-style decoder block trained in full in fp32, with SDPA's math kernel (events_fp32_block.c,
+ * read off the H100 trace qwen05-fp32-b4s1024): widths in elements per token, every tensor fp32. */
+typedef struct {
+    double T, b, s;               /* tokens = batch x sequence */
+    double h, qd, kvd, f, heads;  /* hidden, query, key/value, MLP widths; attention heads */
+    int qkv_bias;                 /* q, k, v projections have biases (qwen2) */
+} vp_fp32_block_dims;
+/* LlamaRMSNorm's saved tensors: its input, rsqrt, x * rsqrt */
+typedef struct {
+    int32_t x, r, y;
+} vp_fp32_norm_saved;
+typedef struct {
+    vp_fp32_norm_saved n1, n2;   /* the two norms (n1.x: the block input; n2.x: the residual after attention) */
+    int32_t o1;                  /* input_layernorm's output (saved by q, k, v) */
+    int32_t o2;                  /* post_attention_layernorm's output (saved by gate, up) */
+    int32_t kt, vx, qc, pr, oc;  /* SDPA math: K^T x scale, repeated V, q's fold copy, probabilities; the contiguous output */
+    int32_t g, act, u, p;        /* MLP: gate output, act(gate), up output, their product */
+} vp_fp32_block_saved;
+/* LlamaRMSNorm forward with a trained weight on an fp32 input x (kept, saved): returns its output. */
+int32_t vp_ev_norm_fp32(vp_events *e, const vp_fp32_block_dims *d, int32_t x, vp_fp32_norm_saved *s);
+/* Its backward from output gradient g (freed); s's tensors freed; the weight's gradient goes to
+ * *grads. resid >= 0: the input's gradient is added into resid in place (returns resid); else the
+ * new gradient of the input is returned. */
+int32_t vp_ev_norm_fp32_backward(vp_events *e, const vp_fp32_block_dims *d, const vp_fp32_norm_saved *s, int32_t g,
+                                 int32_t resid, vp_tensors *grads);
+/* One block's forward: `in` (the block input) is saved, K and V go to *cache; returns the output. */
+int32_t vp_ev_block_fp32(vp_events *e, const vp_fp32_block_dims *d, int32_t in, vp_tensors *cache, vp_fp32_block_saved *s);
+/* Its backward: g the residual stream's gradient (kept: the block adds into it in place); weight
+ * gradients go to *grads; every tensor of *s (the block input included) is freed. */
+void vp_ev_block_fp32_backward(vp_events *e, const vp_fp32_block_dims *d, const vp_fp32_block_saved *s, int32_t g,
+                               vp_tensors *grads);
+/* The CUDA sum over T rows of a (T, w) fp32 tensor (a weight's or bias's gradient over the tokens):
+ * allocates the w x 4 B result into *grads and frees the kernel's global-memory buffer and semaphores. */
+void vp_ev_token_sum(vp_events *e, double T, double w, vp_tensors *grads);
+
 /* The events of one device's job: three training steps, or one generate call. */
 void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
 void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);

@@ -71,8 +71,9 @@ static int32_t linear(vp_events *e, const vp_lora_block_dims *d, double in_w, do
 }
 
 /* apply_rotary_pos_emb on one of q, k (width w bytes per token): x * cos, -x2, cat, * sin, the sum;
- * nothing saved (cos and sin are the only other operands) */
-static int32_t rope(vp_events *e, double T, double w) {
+ * nothing saved (cos and sin are the only other operands). The same order in the fp32 trace
+ * qwen05-fp32-b4s1024 (events_fp32_block.c). */
+int32_t vp_ev_rope(vp_events *e, double T, double w) {
     int32_t a = al(e, T * w), n = al(e, T * w / 2.0), r = al(e, T * w);
     vp_ev_free(e, n);
     int32_t b = al(e, T * w);
@@ -106,7 +107,7 @@ int32_t vp_ev_block_lora_saved(vp_events *e, const vp_lora_block_dims *d, int32_
     int32_t q = linear(e, d, h, qd, (t & VP_T_Q) != 0, !first, saved, &m[0]);
     int32_t k = linear(e, d, h, kvd, (t & VP_T_K) != 0, !first, saved, &m[1]);
     int32_t v = linear(e, d, h, kvd, (t & VP_T_V) != 0, !first, saved, &m[2]);
-    int32_t qr = rope(e, T, qd * adt), kr = rope(e, T, kvd * adt);
+    int32_t qr = vp_ev_rope(e, T, qd * adt), kr = vp_ev_rope(e, T, kvd * adt);
     vp_ev_free(e, q); /* `q, k = apply_rotary_pos_emb(...)` rebinds both */
     vp_ev_free(e, k);
     /* DynamicLayer.update: K and V copied into the cache (cat with an empty tensor), kept by the
@@ -243,8 +244,9 @@ static int32_t linear_bwd(vp_events *e, const vp_lora_block_dims *d, double in_w
     return gx;
 }
 
-/* apply_rotary_pos_emb backward on one of q, k: returns the pre-rotation gradient, frees g */
-static int32_t rope_bwd(vp_events *e, double T, double w, int32_t g) {
+/* apply_rotary_pos_emb backward on one of q, k: returns the pre-rotation gradient, frees g (the same
+ * order in the fp32 trace qwen05-fp32-b4s1024) */
+int32_t vp_ev_rope_backward(vp_events *e, double T, double w, int32_t g) {
     int32_t a1 = al(e, T * w), a2 = al(e, T * w / 2.0), a3 = al(e, T * w);
     vp_ev_free(e, a2);
     int32_t a4 = al(e, T * w);
@@ -283,8 +285,8 @@ void vp_ev_block_lora_backward(vp_events *e, const vp_lora_block_dims *d, const 
     vp_ev_free(e, s->o);
     vp_ev_free(e, s->k);
     vp_ev_free(e, s->v);
-    gk = rope_bwd(e, T, kvd * adt, gk);
-    gq = rope_bwd(e, T, qd * adt, gq);
+    gk = vp_ev_rope_backward(e, T, kvd * adt, gk);
+    gq = vp_ev_rope_backward(e, T, qd * adt, gq);
     int32_t gn1 = linear_bwd(e, d, h, kvd, &m[2], gv, 1, 1, !first, -1, grads);
     linear_bwd(e, d, h, kvd, &m[1], gk, 1, 1, !first, gn1, grads);
     linear_bwd(e, d, h, qd, &m[0], gq, 1, 1, !first, gn1, grads);

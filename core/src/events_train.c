@@ -49,6 +49,13 @@ typedef struct {
     vp_lora_block_saved *ls; /* per block: its saved tensors by name */
     int sharded_grad;    /* FSDP's sharded .grad in fp32 (the grads_fp32 term) is the .grad: per parameter */
     int32_t unit_next;   /* FSDP: the next block's unit, prefetched while this one computes */
+    int fp32wise;        /* full fine-tuning in fp32, blocks forward and backward op by op (events_fp32_block.c) */
+    vp_fp32_block_saved *fs; /* ... per block: its saved tensors by name */
+    vp_fp32_norm_saved fn;   /* ... the final norm's */
+    int32_t normed;          /* ... the final norm's output (saved by the head) */
+    int32_t head_grad;       /* ... the tied embedding's .grad, first made by the head's backward */
+    int acc;                 /* ... a later micro-batch: new gradients are added into .grad and freed */
+    int64_t seq;             /* the workload's sequence length */
 } inst_ev;
 
 static int trained(const vp_inst_calc *c) {
@@ -76,6 +83,22 @@ static void lora_dims(const vp_inst_calc *c, double T, vp_lora_block_dims *d) {
     *d = (vp_lora_block_dims){T, (double)a->hidden, (double)(a->heads * a->head_dim), (double)(a->kv_heads * a->head_dim),
                               (double)a->inter, (double)a->heads, (double)vp_dtype_bytes(vp_act_dtype(in)),
                               (double)vp_dtype_bytes(in->lora_dtype), (double)in->lora_r, in->lora_targets};
+}
+
+/* Full fine-tuning of a Llama-style decoder in fp32 (no autocast) whose attention runs SDPA's math
+ * kernel (fp32 with grouped KV heads): what the H100 trace qwen05-fp32-b4s1024 that
+ * events_fp32_block.c was read from covers, on one device with unsharded fp32 gradients. */
+static int fp32_opwise(const vp_inst_calc *c) {
+    const vp_instance *in = c->in;
+    const vp_arch *a = &in->arch;
+    const char *k = c->a.attn_kernel ? c->a.attn_kernel : "";
+    double grads = (double)c->ds.grads.bytes, params = (double)in->pc.total;
+    return a->kind == VP_KIND_DECODER && !c->a.megatron && in->ft == VP_FT_FULL && !vp_is_amp(in) &&
+           vp_dtype_bytes(vp_act_dtype(in)) == 4 && !strcmp(k, "math") && a->kv_heads > 0 && a->kv_heads < a->heads &&
+           !a->experts && !a->fused_qkv && !a->fused_gate_up && a->mlp == VP_MLP_SWIGLU && a->norm == VP_NORM_RMS &&
+           !a->qk_norm && !a->o_bias && !a->mlp_bias && a->attn_dropout <= 0 && a->resid_dropout <= 0 &&
+           c->act_div_shard == 1.0 && c->act_div_repl == 1.0 && c->ds.layer_frac == 1.0 && c->on_head && c->ds.has_embed &&
+           in->gc_every <= 0 && in->activations == VP_ACT_TRAIN && c->a.layers > 1 && grads == 4.0 * params && c->logits_div == 1.0;
 }
 
 static void inst_init(inst_ev *x, const vp_inst_calc *c) {
@@ -136,6 +159,9 @@ static void inst_init(inst_ev *x, const vp_inst_calc *c) {
         lora_dims(c, 1.0, &d);
         x->bwd_opwise = vp_lora_backward_opwise(&d);
     }
+    x->fp32wise = !x->opwise && fp32_opwise(c);
+    x->normed = x->head_grad = -1;
+    x->fs = calloc((size_t)x->act_blocks, sizeof *x->fs);
     x->ls = calloc((size_t)x->act_blocks, sizeof *x->ls);
     x->saved = calloc((size_t)x->act_blocks, sizeof *x->saved);
     x->casts = calloc((size_t)x->act_blocks, sizeof *x->casts);
@@ -151,6 +177,7 @@ static void inst_dispose(inst_ev *x) {
     free(x->saved);
     free(x->casts);
     free(x->ls);
+    free(x->fs);
 }
 
 /* Tensors of `per_token` bytes per token over T tokens, cut at the model's width `unit` (bytes per
@@ -270,6 +297,14 @@ static double unit_f(const vp_inst_calc *c) {
 
 static double tokens(const vp_inst_calc *c) { return (double)c->a.tokens * c->inflight; }
 
+/* events_fp32_block.c's widths: T tokens of `seq` each (the math kernel's scores are per sequence) */
+static void fp32_dims(const inst_ev *x, vp_fp32_block_dims *d) {
+    const vp_arch *a = &x->c->in->arch;
+    double T = tokens(x->c), s = (double)x->seq;
+    *d = (vp_fp32_block_dims){T, s > 0 ? T / s : 1.0, s, (double)a->hidden, (double)(a->heads * a->head_dim),
+                              (double)(a->kv_heads * a->head_dim), (double)a->inter, (double)a->heads, a->qkv_bias};
+}
+
 /* Training-time KV cache tensors HF keeps in the output (use_cache=True without checkpointing). */
 static int keeps_kv(const vp_inst_calc *c) { return !(c->in->gc_every > 0) && !c->a.megatron; }
 
@@ -357,6 +392,13 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
         vp_ev_free(e, gather);
         return;
     }
+    if (x->fp32wise) {
+        vp_fp32_block_dims d;
+        fp32_dims(x, &d);
+        x->resid = vp_ev_block_fp32(e, &d, x->resid, &x->kept, &x->fs[b]);
+        vp_ev_free(e, gather);
+        return;
+    }
     if (vp_is_amp(c->in) && c->in->activations != VP_ACT_NO_GRAD) alloc_casts(e, x, b);
     if (checkpointed) {
         /* non-reentrant checkpoint: the block input is kept, everything else is freed as soon as
@@ -401,6 +443,17 @@ static void block_backward(vp_events *e, inst_ev *x, int64_t b, int checkpointed
         vp_ev_block_lora_backward(e, &d, &x->ls[b], x->resid, b == 0, accumulate ? &tmp : &x->grads);
         if (b == 0) x->resid = -1;
         x->saved[b].n = 0; /* each freed by the backward */
+        vp_tensors_release(&tmp, e);
+        vp_ev_free(e, gather);
+        vp_tensors_dispose(&tmp);
+        return;
+    }
+    if (x->fp32wise) {
+        /* op by op (events_fp32_block.c); x->resid holds the gradient of the residual stream. With
+         * gradient accumulation the new gradients are added into .grad and freed. */
+        vp_fp32_block_dims d;
+        fp32_dims(x, &d);
+        vp_ev_block_fp32_backward(e, &d, &x->fs[b], x->resid, accumulate ? &tmp : &x->grads);
         vp_tensors_release(&tmp, e);
         vp_ev_free(e, gather);
         vp_tensors_dispose(&tmp);
@@ -481,6 +534,24 @@ static void loss_backward(vp_events *e, inst_ev *x, vp_tensors *loss_saved) {
         if (!x->bwd_workspace) vp_ev_alloc(e, vp_cublas_workspace_bytes());
         x->bwd_workspace = 1;
     }
+    if (x->fp32wise) {
+        /* the head's backward (events_fp32_block.c order, the H100 trace qwen05-fp32-b4s1024): its
+         * weight's gradient (the tied embedding's .grad), the backward thread's cuBLAS workspace at
+         * its first GEMM, the input's gradient; the head's saved input (the final norm's output)
+         * goes with its node */
+        const vp_arch *a = &c->in->arch;
+        int32_t hg = vp_ev_alloc(e, 4 * a->vocab * a->hidden);
+        if (!x->acc) vp_tensors_push(&x->grads, e, hg);
+        x->head_grad = a->tie && !x->acc ? hg : -1;
+        if (!x->bwd_workspace) vp_ev_alloc(e, vp_cublas_workspace_bytes());
+        x->bwd_workspace = 1;
+        x->resid = vp_ev_alloc(e, (int64_t)((double)c->a.tokens * unit_h(c)));
+        if (x->acc) vp_ev_free(e, hg); /* gradient accumulation: added into .grad in place */
+        vp_ev_free(e, g2);
+        vp_ev_free(e, x->normed);
+        x->normed = -1;
+        return;
+    }
     if (c->in->ft == VP_FT_FULL && c->on_head) alloc_grads(e, x, -1, 0);
     vp_ev_free(e, g3 >= 0 ? g3 : g2);
     vp_ev_free(e, x->head_cast);
@@ -552,6 +623,38 @@ static void nograd_forward(vp_events *e, inst_ev *x, int *workspace) {
     vp_tensors_dispose(&tmp);
 }
 
+/* The embedding's backward after the blocks' (events_fp32_block.c runs): embedding_dense_backward
+ * makes the weight's gradient, then the residual stream's gradient goes; a tied weight already has
+ * its .grad from the head, and AccumulateGrad adds the two out of place (new .grad, both freed), as
+ * the H100 trace qwen05-fp32-b4s1024 shows. Its index sort's cub buffer (16,145,920 B there) is not
+ * modelled: it lands in a freed block at the end of the backward. */
+static void embedding_backward(vp_events *e, inst_ev *x) {
+    const vp_arch *a = &x->c->in->arch;
+    int64_t bytes = 4 * a->vocab * a->hidden;
+    int32_t g = vp_ev_alloc(e, bytes);
+    vp_ev_free(e, x->resid);
+    x->resid = -1;
+    if (x->acc) { /* gradient accumulation: added into .grad in place */
+        vp_ev_free(e, g);
+        return;
+    }
+    if (x->head_grad < 0) {
+        vp_tensors_push(&x->grads, e, g);
+        return;
+    }
+    /* the sum replaces the head's entry; zero_grad frees .grad in model.parameters() order (the
+     * embedding first, then each block's in the reverse of their backward order): the group is
+     * released newest first, so the new .grad goes last */
+    int32_t sum = vp_ev_alloc(e, bytes), w = 0;
+    for (int32_t k = 0; k < x->grads.n; k++)
+        if (x->grads.id[k] != x->head_grad) x->grads.id[w++] = x->grads.id[k];
+    x->grads.n = w;
+    vp_tensors_push(&x->grads, e, sum);
+    vp_ev_free(e, x->head_grad);
+    vp_ev_free(e, g);
+    x->head_grad = -1;
+}
+
 static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro, int *workspace) {
     e->phase = VP_PH_FORWARD;
     for (int i = 0; i < n; i++)
@@ -567,9 +670,11 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             e->phase = VP_PH_FORWARD;
             /* FSDP's root unit (embeddings, final norm, head) */
             int32_t root = vp_ev_alloc(e, c->ds.gather_root_bytes);
-            if (!x->opwise) outside_forward(e, x);
-            /* the embedding's output: the first block's input (events_lora.c frees each block's) */
-            int32_t emb = x->opwise ? vp_ev_alloc(e, (int64_t)(tokens(c) * unit_h(c))) : -1;
+            int stepwise = x->opwise || x->fp32wise;
+            if (!stepwise) outside_forward(e, x);
+            /* the embedding's output: the first block's input (events_lora.c frees each block's;
+             * events_fp32_block.c's norms save it) */
+            int32_t emb = stepwise ? vp_ev_alloc(e, (int64_t)(tokens(c) * unit_h(c))) : -1;
             x->resid = emb;
             if (emb >= 0 && *workspace) { /* the first GEMM: the rotary embedding's inv_freq @ positions */
                 vp_ev_alloc(e, vp_cublas_workspace_bytes());
@@ -586,8 +691,15 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
                 lora_dims(c, tokens(c), &d);
                 normed = vp_ev_norm_train(e, &d, x->bwd_opwise ? &fn : &x->outside);
             }
-            if (x->resid != emb) vp_ev_free(e, x->resid);
-            vp_ev_free(e, emb);
+            if (x->fp32wise) {
+                /* the last block's output is saved by the final norm, its output by the head */
+                vp_fp32_block_dims d;
+                fp32_dims(x, &d);
+                x->normed = vp_ev_norm_fp32(e, &d, x->resid, &x->fn);
+            } else {
+                if (x->resid != emb) vp_ev_free(e, x->resid);
+                vp_ev_free(e, emb);
+            }
             x->resid = -1;
             loss_forward(e, x, &loss_saved);
             vp_ev_free(e, normed);
@@ -598,6 +710,7 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
                     if (every > 0 && b % every == 0) vp_tensors_release(&x->casts[b], e);
             e->phase = VP_PH_BACKWARD;
             int acc = mb > 0;
+            x->acc = acc;
             loss_backward(e, x, &loss_saved);
             if (x->bwd_opwise) {
                 /* the final norm's backward: its result is the residual stream's gradient */
@@ -606,9 +719,20 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
                 x->resid = vp_ev_norm_train_backward(e, &d, x->resid, fn.n >= 2 ? fn.id[0] : -1, fn.n >= 2 ? fn.id[1] : -1);
             }
             vp_tensors_dispose(&fn);
+            vp_fp32_block_dims fd;
+            if (x->fp32wise) {
+                fp32_dims(x, &fd);
+                vp_tensors ng = {0};
+                x->resid = vp_ev_norm_fp32_backward(e, &fd, &x->fn, x->resid, -1, acc ? &ng : &x->grads);
+                vp_tensors_release(&ng, e);
+                vp_tensors_dispose(&ng);
+            }
             for (int64_t b = x->act_blocks - 1; b >= 0; b--) block_backward(e, x, b, every > 0 && b % every == 0, acc);
             vp_tensors_release(&x->outside, e);
-            if (c->in->ft == VP_FT_FULL) alloc_grads(e, x, -2, acc);
+            if (x->fp32wise)
+                embedding_backward(e, x);
+            else if (c->in->ft == VP_FT_FULL)
+                alloc_grads(e, x, -2, acc);
             vp_ev_free(e, root);
             vp_tensors_dispose(&loss_saved);
             if (mb + 1 < micro) vp_tensors_release(&x->kept, e); /* the loop drops `out` */
@@ -631,7 +755,11 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
     out->phase = VP_PH_LOAD;
     for (int i = 0; i < n; i++) {
         inst_init(&xs[i], &cs[i]);
-        if (!xs[i].saved || !xs[i].casts || !xs[i].ls) out->failed = 1;
+        xs[i].seq = plan->seq;
+        /* the math kernel's scores are per sequence: tokens must be whole sequences (not a VLM's
+         * image tokens beside the text) */
+        if (xs[i].fp32wise && (plan->seq <= 0 || cs[i].a.tokens % plan->seq)) xs[i].fp32wise = 0;
+        if (!xs[i].saved || !xs[i].casts || !xs[i].ls || !xs[i].fs) out->failed = 1;
     }
     for (int i = 0; i < n && !out->failed; i++) {
         alloc_weights(out, &xs[i]);
@@ -641,7 +769,7 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
      * the first forward after the embedding where the blocks are replayed op by op (the H100 trace
      * qwen05-lora16all), else counted from the end of loading */
     int workspace = 0, first_nograd = 1;
-    for (int i = 0; i < n; i++) workspace |= xs[i].opwise && xs[i].c->in->activations == VP_ACT_TRAIN;
+    for (int i = 0; i < n; i++) workspace |= (xs[i].opwise || xs[i].fp32wise) && xs[i].c->in->activations == VP_ACT_TRAIN;
     for (int i = 0; i < n; i++) /* frozen forwards run first */
         if (xs[i].c->in->activations == VP_ACT_NO_GRAD) {
             if (first_nograd) workspace &= nograd_opwise(xs[i].c);

@@ -4,10 +4,11 @@
  * per-record lines and asserts:
  *   - median |error| <= 3 % and worst |error| <= 8 % over the records that did not OOM,
  *   - peak reserved (the caching-allocator replay, reserved.c): median |error| <= 1.5 % (issue 9's
- *     target) and worst <= 6 % (measured 0.70 % and 5.60 % on 2026-11-23, after the LoRA blocks'
- *     backward was replayed op by op (events_lora.c): q05-lora16all-dpo went from -11.2 % to +0.09 %,
- *     l1b-lora16all-b8s1024 from -8.9 % to +0.27 %; issue 9 asks for 5 %: the worst record now is
- *     qwen05-fp32-b4s1024 at -5.6 %, whose blocks are still replayed as per-block totals),
+ *     target) and worst <= 3.5 % (measured 0.51 % and 3.12 % on 2026-11-23, after the fp32 full
+ *     fine-tune blocks were replayed op by op (events_fp32_block.c): qwen05-fp32-b4s1024 went from
+ *     -5.60 % to -0.05 %, l1b-fp32-fused-b2s1024 from -1.96 % to -0.01 %; before that the LoRA blocks'
+ *     backward (events_lora.c) took q05-lora16all-dpo from -11.2 % to +0.09 %; the worst record now
+ *     is l7b-lora8qv-gc-b4s2048 at +3.12 %),
  *   - every record that hit CUDA out-of-memory is predicted not to fit,
  *   - every parameter count equals the one PyTorch measured,
  *   - every record is readable.
@@ -24,7 +25,7 @@
 #define MEDIAN_MAX 0.03
 #define WORST_MAX 0.08
 #define RES_MEDIAN_MAX 0.015
-#define RES_WORST_MAX 0.06
+#define RES_WORST_MAX 0.035
 
 typedef struct {
     char id[64];

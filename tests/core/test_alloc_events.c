@@ -6,6 +6,7 @@
  * of tests/fixtures/bisect/ (hardware.capacity_bytes = fraction × 85,017,493,504 + the 804,061,184 B
  * the process holds outside the allocator, runtime.c).
  * usage: test_alloc_events GROUP FIXTURES_DIR */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,49 +308,38 @@ static void lora_block_trace_order(void **state) {
     vp_events_free(&ev);
 }
 
-/* The whole plain LoRA run (qwen05-lora16all-b4s1024: model load, three training steps) against its
- * H100 trace: every allocation over 1 MiB and every free of one, in order, the backward included
- * (events_lora.c vp_ev_block_lora_backward and the final norm's, read off the same trace). Sizes are
- * compared in the allocator's 512 B units; a free names the large allocation it frees, counted from
- * 0. Left out of the trace: the 29,589,760 B buffer SDPA's backward allocates and frees at once in
- * every block (not modelled; it lands in a freed block and changes nothing). Measured: 21,437 large
- * events, 144 of them (24 blocks x 3 steps x alloc+free) that buffer. */
-static void lora_run_matches_trace(void **state) {
-    (void)state;
-    static const char plan_json[] =
-        "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"train\",\"batch\":4,\"seq\":1024},\"instances\":[{\"name\":"
-        "\"policy\",\"role\":\"trained\",\"model\":{\"hf_config\":{\"model_type\":\"qwen2\",\"hidden_size\":896,"
-        "\"intermediate_size\":4864,\"num_hidden_layers\":24,\"num_attention_heads\":14,\"num_key_value_heads\":2,"
-        "\"vocab_size\":151936,\"tie_word_embeddings\":true}},\"precision\":\"bf16\",\"optimizer\":{\"name\":\"adamw\","
-        "\"impl\":\"foreach\"},\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":16,\"alpha\":32,\"dropout\":0.05,\"dtype\":"
-        "\"fp32\",\"targets\":[\"q_proj\",\"k_proj\",\"v_proj\",\"o_proj\",\"gate_proj\",\"up_proj\",\"down_proj\"]}},"
-        "\"attn\":\"sdpa\"}],\"hardware\":{\"gpu\":\"h100-sxm-80gb\"}}";
-    const int64_t big = 1 << 20, sdpa_bwd = 29589760;
+/* A whole training run of `plan_json` (model load, three training steps) against the H100 trace
+ * tests/fixtures/alloc_traces/`trace`: every allocation over 1 MiB and every free of one, in order.
+ * Sizes are compared in the allocator's 512 B units; a free names the large allocation it frees,
+ * counted from 0. The trace's allocations of `skip_size` bytes (and their frees) are left out (a
+ * buffer the replay does not model). Returns the replay's events for further checks. */
+static void run_matches_trace(const char *plan_json, const char *trace, int64_t skip_size, int32_t want_large,
+                              int32_t want_skipped, vp_events *ev) {
+    const int64_t big = 1 << 20;
     vp_plan *p = plan_of(plan_json);
     vp_inst_calc c;
     vp_inst_calc_init(p, &p->inst[0], 0, &c);
-    vp_events ev;
-    vp_events_init(&ev);
-    vp_events_train(p, &c, 1, &ev);
-    assert_false(ev.failed);
+    vp_events_init(ev);
+    vp_events_train(p, &c, 1, ev);
+    assert_false(ev->failed);
     /* ours: 'a' size/512 or 'f' large-allocation ordinal */
-    int32_t *ord = calloc((size_t)ev.n, sizeof *ord), no = 0, nl = 0;
-    int64_t *mine = malloc(sizeof *mine * (size_t)ev.n);
-    char *mop = malloc((size_t)ev.n);
-    for (int32_t k = 0; k < ev.n; k++) {
-        const vp_event *x = &ev.ev[k];
+    int32_t *ord = calloc((size_t)ev->n, sizeof *ord), no = 0, nl = 0;
+    int64_t *mine = malloc(sizeof *mine * (size_t)ev->n);
+    char *mop = malloc((size_t)ev->n);
+    for (int32_t k = 0; k < ev->n; k++) {
+        const vp_event *x = &ev->ev[k];
         ord[k] = -1;
         if (x->size > (uint64_t)big) {
             ord[k] = nl++;
             mop[no] = 'a';
             mine[no++] = ((int64_t)x->size + 511) / 512;
-        } else if (!x->size && x->id >= 0 && x->id < ev.n && ord[x->id] >= 0) {
+        } else if (!x->size && x->id >= 0 && x->id < ev->n && ord[x->id] >= 0) {
             mop[no] = 'f';
             mine[no++] = ord[x->id];
         }
     }
     char path[600];
-    snprintf(path, sizeof path, "%s/../alloc_traces/qwen05-lora16all-b4s1024.txt", g_dir);
+    snprintf(path, sizeof path, "%s/../alloc_traces/%s", g_dir, trace);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     char line[256];
@@ -363,7 +353,7 @@ static void lora_run_matches_trace(void **state) {
         if (o == 'a') {
             assert_true(na < cap);
             tord[na] = -1;
-            if (v == sdpa_bwd) {
+            if (v == skip_size) {
                 tord[na++] = -2;
                 skipped++;
                 continue;
@@ -382,20 +372,113 @@ static void lora_run_matches_trace(void **state) {
         }
         nt++;
         if (k >= no || mop[k] != o || mine[k] != want)
-            fail_msg("large event %d: the trace has %c %lld, ours %c %lld", k, o, (long long)want, k < no ? mop[k] : '-',
-                     k < no ? (long long)mine[k] : -1LL);
+            fail_msg("%s: large event %d: the trace has %c %lld, ours %c %lld", trace, k, o, (long long)want,
+                     k < no ? mop[k] : '-', k < no ? (long long)mine[k] : -1LL);
         k++;
     }
     fclose(f);
     assert_int_equal(k, no);
-    assert_int_equal(nt + skipped, 21437);
-    assert_int_equal(skipped, 144);
+    assert_int_equal(nt + skipped, want_large);
+    assert_int_equal(skipped, want_skipped);
     free(ord);
     free(mine);
     free(mop);
     free(tord);
-    vp_events_free(&ev);
     vp_plan_free(p);
+}
+
+/* The whole plain LoRA run (qwen05-lora16all-b4s1024) against its H100 trace, the backward included
+ * (events_lora.c vp_ev_block_lora_backward and the final norm's, read off the same trace). Left out
+ * of the trace: the 29,589,760 B buffer SDPA's backward allocates and frees at once in every block
+ * (not modelled; it lands in a freed block and changes nothing). Measured: 21,437 large events, 144
+ * of them (24 blocks x 3 steps x alloc+free) that buffer. */
+static void lora_run_matches_trace(void **state) {
+    (void)state;
+    static const char plan_json[] =
+        "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"train\",\"batch\":4,\"seq\":1024},\"instances\":[{\"name\":"
+        "\"policy\",\"role\":\"trained\",\"model\":{\"hf_config\":{\"model_type\":\"qwen2\",\"hidden_size\":896,"
+        "\"intermediate_size\":4864,\"num_hidden_layers\":24,\"num_attention_heads\":14,\"num_key_value_heads\":2,"
+        "\"vocab_size\":151936,\"tie_word_embeddings\":true}},\"precision\":\"bf16\",\"optimizer\":{\"name\":\"adamw\","
+        "\"impl\":\"foreach\"},\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":16,\"alpha\":32,\"dropout\":0.05,\"dtype\":"
+        "\"fp32\",\"targets\":[\"q_proj\",\"k_proj\",\"v_proj\",\"o_proj\",\"gate_proj\",\"up_proj\",\"down_proj\"]}},"
+        "\"attn\":\"sdpa\"}],\"hardware\":{\"gpu\":\"h100-sxm-80gb\"}}";
+    vp_events ev;
+    run_matches_trace(plan_json, "qwen05-lora16all-b4s1024.txt", 29589760, 21437, 144, &ev);
+    vp_events_free(&ev);
+}
+
+/* The fp32 full fine-tune run qwen05-fp32-b4s1024 (calibration.jsonl: qwen2.5-0.5b, fp32, AdamW
+ * foreach, b4 x s1024 = 4096 tokens, SDPA's math kernel: fp32 with 2 KV heads for 14 query heads)
+ * against its H100 trace (run4), the blocks forward and backward op by op (events_fp32_block.c), the
+ * head, final norm and tied embedding's backward, the optimizer step, zero_grad and `del out`.
+ * Sizes in the trace: 4096 x 896 x 4 = 14,680,064 (hidden, q); 4096 x 128 x 4 = 2,097,152 (k, v);
+ * 4096 x 4864 x 4 = 79,691,776 (MLP); 4 x 14 x 1024 x 1024 x 4 = 234,881,024 (scores, probabilities
+ * and their gradients); 4 x 14 x 1024 x 1024 = 58,720,256 (the eq(-inf) mask of _safe_softmax);
+ * 1024 x 1024 x 4 = 4,194,304 (the causal mask); 4096 x 151,936 x 4 = 2,489,319,424 (logits).
+ * Left out: the embedding backward's 16,145,920 B cub sort buffer (once a step). Measured: 15,625
+ * large events, 6 of them that buffer. Replayed through the allocator model, the events give the
+ * measured peak reserved (36,710,645,760 B) within 4 MiB: what is left is the small pool. */
+static void fp32_run_matches_trace(void **state) {
+    (void)state;
+    static const char plan_json[] =
+        "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"train\",\"batch\":4,\"seq\":1024},\"instances\":[{\"name\":"
+        "\"policy\",\"role\":\"trained\",\"model\":{\"hf_config\":{\"model_type\":\"qwen2\",\"hidden_size\":896,"
+        "\"intermediate_size\":4864,\"num_hidden_layers\":24,\"num_attention_heads\":14,\"num_key_value_heads\":2,"
+        "\"vocab_size\":151936,\"tie_word_embeddings\":true}},\"precision\":\"fp32\",\"optimizer\":{\"name\":\"adamw\","
+        "\"impl\":\"foreach\"},\"attn\":\"sdpa\"}],\"hardware\":{\"gpu\":\"h100-sxm-80gb\"}}";
+    vp_events ev;
+    run_matches_trace(plan_json, "qwen05-fp32-b4s1024.txt", 16145920, 15625, 6, &ev);
+    vp_alloc_conf conf;
+    vp_alloc_conf_default(&conf);
+    vp_reserved r;
+    vp_replay(&ev, &conf, 0, &r);
+    const double measured = 36710645760.0;
+    if (fabs((double)r.peak_reserved - measured) > 4.0 * 1048576.0)
+        fail_msg("fp32 replay: peak reserved %llu B, measured 36710645760 B", (unsigned long long)r.peak_reserved);
+    vp_events_free(&ev);
+}
+
+/* The sum over T token rows of a (T, w) fp32 gradient (events_fp32_block.c vp_ev_token_sum, ATen
+ * cuda/Reduce.cuh setReduceConfig): the result, then the global buffer 4 x w x ctas x 128 B and one
+ * int per grid column, both freed. Block 32 x 4 threads (outputs vectorised by 4: 128 / 4 = 32 wide,
+ * 4 warps over the rows); grid.x = ceil(w / 4 / 32); rows per thread T / 4; ctas = max(min(ceil(2112 /
+ * grid.x), ceil(T / 4 / 16)), ceil(T / 4 / 256)), 2112 = 132 SMs x 2048 / 128 threads. */
+static void token_sum_buffer(void **state) {
+    (void)state;
+    static const struct {
+        double T, w;
+        int64_t buf, sem;
+    } c[] = {
+        /* the trace (qwen05-fp32-b4s1024): norm weights and q's bias, w = 896: grid 7, ctas min(302, 64) = 64:
+         * 4 x 896 x 64 x 128 = 29,360,128 B, 28 B; k's and v's bias, w = 128: grid 1, ctas 64: 4,194,304 B, 4 B */
+        {4096, 896, 29360128, 28},
+        {4096, 128, 4194304, 4},
+        /* llama-3.2-1b at b2 x s1024 (hand-worked): w = 2048, grid 16, rows per thread 512, ctas min(132, 32) = 32:
+         * 4 x 2048 x 32 x 128 = 33,554,432 B, 64 B */
+        {2048, 2048, 33554432, 64},
+        /* w = 8192 (a 70B hidden) over 4096 tokens: grid 64, ctas min(33, 64) = 33: 4 x 8192 x 33 x 128 = 138,412,032 B */
+        {4096, 8192, 138412032, 256},
+        /* 128 tokens: 32 rows per thread, under 256: no split across blocks, no buffer */
+        {128, 896, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        vp_events ev;
+        vp_events_init(&ev);
+        vp_tensors g = {0};
+        vp_ev_token_sum(&ev, c[i].T, c[i].w, &g);
+        assert_int_equal(g.n, 1);
+        assert_int_equal(ev.ev[0].size, (uint64_t)(c[i].w * 4));
+        if (!c[i].buf) {
+            assert_int_equal(ev.n, 1);
+        } else {
+            assert_int_equal(ev.n, 5);
+            assert_int_equal(ev.ev[1].size, (uint64_t)c[i].buf);
+            assert_int_equal(ev.ev[2].size, (uint64_t)c[i].sem);
+            assert_true(ev.ev[3].size == 0 && ev.ev[3].id == 2 && ev.ev[4].size == 0 && ev.ev[4].id == 1);
+        }
+        vp_tensors_dispose(&g);
+        vp_events_free(&ev);
+    }
 }
 
 /* The DPO reference forward (events_train.c nograd_forward), checked without the policy's own replay:
@@ -588,7 +671,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bad_alloc_conf),        cmocka_unit_test(bisection_generate),
         cmocka_unit_test(bisections_conservative), cmocka_unit_test(lora_default_targets),
         cmocka_unit_test(lora_block_trace_order), cmocka_unit_test(dpo_reference_spliced_into_trace),
-        cmocka_unit_test(lora_run_matches_trace), cmocka_unit_test(sharded_replay_keeps_no_step_state),
+        cmocka_unit_test(lora_run_matches_trace), cmocka_unit_test(fp32_run_matches_trace),
+        cmocka_unit_test(token_sum_buffer), cmocka_unit_test(sharded_replay_keeps_no_step_state),
     };
     return cmocka_run_group_tests(main_tests, NULL, NULL);
 }
