@@ -79,7 +79,7 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
         int64_t f = 1, hh = 512, ww = 512;
         if (dit) vp_diffusion_size(plan, dit, &f, &hh, &ww);
         vp_vae_peak pk;
-        vp_vae_decode_peak(a, plan->batch, f, hh, ww, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
+        vp_vae_decode_peak(a, plan->batch, f, hh, ww, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, plan->diff.diffusers, &pk);
         /* the decode's tensors: full-resolution feature maps of the widest channel count at that level */
         int64_t ch = a->d.ch[a->d.levels > 1 ? 1 : 0];
         double one = (double)ch * (double)pk.chunk_frames * (double)pk.tile_h * (double)pk.tile_w * adt;
