@@ -546,9 +546,9 @@ static void check_published(const published *ps, size_t n) {
  * 10.622 - 10.376 = 0.246 GiB = 132,120,576 × 2 B for CogVideoX-5b, 3.809 - 3.583 = 0.226 ≈ 117,440,512 × 2 B for LTX.
  * The LoRA tables come from the trainer of Dec 2024 / Jan 2025 (commits 2da8cb5, 1f81197), whose
  * prepare_precomputations leaves the text encoder's and the VAE's segments cached (precompute.c): the LTX log
- * shows 10.010 GiB reserved with 3.809 allocated before training. The full fine-tune tables (7285ccc, Mar 2025)
+ * shows 10.010 GiB reserved with 3.809 allocated before training. The full fine-tune tables (e5df80c, 13 Jan 2025)
  * show nothing left: "before training start" reserved 10.387 / 4.025 against 10.376 / 3.583 allocated, so they
- * are modelled without the precompute phase. */
+ * are modelled without the precompute phase (what emptied the cache there is not found in the trainer's code). */
 #define PRECOMPUTE(id, vae) \
     one(id, LORA128 "},{\"name\":\"text_encoder\",\"role\":\"reference\",\"model\":{\"preset\":\"" id "/text_encoder\"}," \
             "\"precision\":\"bf16\",\"activations\":\"no_grad\"" vae)
