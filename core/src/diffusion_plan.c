@@ -53,6 +53,9 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     if ((st = vp_json_opt_bool(d, dp, "offload_empty_cache", &plan->diff.offload_empty_cache, err))) return st;
     if ((st = vp_json_opt_enum(d, dp, "diffusers", k_diffusers, &plan->diff.diffusers, err))) return st;
     if ((st = vp_json_opt_bool(d, dp, "precompute", &plan->diff.precompute, err))) return st;
+    if (plan->diff.precompute && plan->mode != VP_MODE_TRAIN)
+        return vp_fail(err, VP_ERR_FIELD, "workload.diffusion.precompute",
+                       "workload.diffusion.precompute is a training setup (conditions and latents computed before training)");
     return VP_OK;
 }
 

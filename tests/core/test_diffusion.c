@@ -458,6 +458,9 @@ static void precompute_phase(void **s) {
     assert_u64_equal(t_component(fly, 0, "weights", "text_encoder"), 4762310656ULL * 2);
     assert_true(fly->devices[0].peak_alloc_bytes > d->peak_alloc_bytes + 4762310656ULL * 2 - (1ULL << 28));
     t_expect_error(t_plan(t_fmt(wl, ",\"diffusion\":{\"precompute\":1}"), inst, NULL), VP_ERR_FIELD, "workload.diffusion.precompute");
+    t_expect_error(t_plan("{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"precompute\":true}}",
+                          inst, NULL),
+                   VP_ERR_FIELD, "workload.diffusion.precompute");
 }
 
 /* The seeds' scenario (shared/seeds/000): the notes' 192 GB. At their settings (batch 4, 17 frames, 256×256) the
