@@ -571,9 +571,11 @@ static void published_within_10(void **s) {
          "reserved", 20.701, 1, 1},
         /* tencent/HunyuanVideo README: batch 1, 544px960px129f, 30 steps, GPU peak memory 45G; fits 80 GB, not 24 GB.
          * Modelled as the diffusers pipeline with every component resident and VAE tiling. The README's command adds
-         * --use-cpu-offload (hyvideo/inference.py:443-444: enable_sequential_cpu_offload, text encoders built on the
-         * CPU), and the two README figures differ by ~313 KB per token against the 117 KB modelled here for
-         * diffusers' blocks, so this agreement does not check the per-token term (docs/diffusion.md) */
+         * --use-cpu-offload (hyvideo/inference.py at e965abb lines 320-321), which streams the text encoders and VAE and
+         * keeps the transformer on the GPU (_exclude_from_cpu_offload = ["transformer"]); both README figures then leave
+         * ~320 KB per token for the official transformer's step against the 117 KB modelled here for diffusers' blocks,
+         * the resident text encoders standing in for the difference: this agreement does not check the per-token term
+         * (docs/diffusion.md) */
         {"HunyuanVideo 544x960x129f inference (official README)",
          "{\"mode\":\"infer\",\"batch\":1,\"frames\":129,\"height\":544,\"width\":960,\"diffusion\":{\"vae_tiling\":true}}",
          pipeline_instances("hunyuanvideo", "bf16", 1, 1, 0), "smi", 45.0, 0, 1},
