@@ -2,7 +2,8 @@
  * pipeline.components) becomes the pipeline's instances: in inference the transformer and every other
  * component (text encoders, VAE) as frozen no-grad instances named after the component, "ID/<component>";
  * in training the transformer alone (latents and text embeddings precomputed, as the training scripts
- * default to). Without --seq the sequence comes from frames × height × width (or the pipeline's default). */
+ * default to), and with workload.diffusion.precompute (--precompute) the text encoders and VAE too, which the
+ * precompute phase runs before training (core/src/precompute.c). Without --seq the sequence comes from frames × height × width (or the pipeline's default). */
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -28,12 +29,13 @@ void cli_expand_pipeline(cJSON *plan, int seq_given) {
     cJSON *wl = cJSON_GetObjectItemCaseSensitive(plan, "workload");
     if (!seq_given) cJSON_DeleteItemFromObjectCaseSensitive(wl, "seq");
     int infer = !strcmp(cli_str(wl, "mode"), "infer");
+    int precompute = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(wl, "diffusion"), "precompute"));
     if (!cJSON_GetObjectItemCaseSensitive(in0, "name")) cJSON_AddStringToObject(in0, "name", "transformer");
-    if (infer) {
+    if (infer || precompute) {
         const char *prec = cli_str(in0, "precision");
         if (!prec[0]) cJSON_AddStringToObject(in0, "precision", prec = "bf16");
-        if (!cJSON_GetObjectItemCaseSensitive(in0, "role")) cJSON_AddStringToObject(in0, "role", "reference");
-        if (!cJSON_GetObjectItemCaseSensitive(in0, "activations")) cJSON_AddStringToObject(in0, "activations", "no_grad");
+        if (infer && !cJSON_GetObjectItemCaseSensitive(in0, "role")) cJSON_AddStringToObject(in0, "role", "reference");
+        if (infer && !cJSON_GetObjectItemCaseSensitive(in0, "activations")) cJSON_AddStringToObject(in0, "activations", "no_grad");
         const cJSON *c;
         /* pipeline order: text encoders first, the VAE last (the transformer is instance 0) */
         for (int pass = 0; pass < 2; pass++) {

@@ -28,6 +28,8 @@ void cli_print_plan_flags(FILE *f) {
             "  --frames N --height N --width N  video / image size in pixels (diffusion pipelines)\n"
             "  --offload MODE       diffusion inference: none | model | sequential (enable_*_cpu_offload)\n"
             "  --vae-tiling, --vae-slicing, --no-cfg   diffusers VAE tiling / slicing; guidance off\n"
+            "  --precompute         diffusion training: text encoders and VAE run once first, freed into the cache\n"
+            "  --diffusers VERSION  current | 0.30: the diffusers release whose VAE decode ran\n"
             "  --grad-accum N       gradient-accumulation steps\n"
             "  --optimizer NAME     adamw | adam | sgd | sgd_momentum | adafactor | lion | adamw_8bit | paged_adamw | paged_adamw_8bit\n"
             "  --optim-impl I       foreach | fused | forloop (AdamW; default foreach)\n"
@@ -243,6 +245,13 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             const char *k = !strcmp(a, "--no-cfg") ? "cfg" : !strcmp(a, "--vae-tiling") ? "vae_tiling" : "vae_slicing";
             cJSON_DeleteItemFromObjectCaseSensitive(d, k);
             cJSON_AddBoolToObject(d, k, strcmp(a, "--no-cfg") != 0);
+        } else if (!strcmp(a, "--precompute")) {
+            cJSON *d = obj(wl, "diffusion");
+            cJSON_DeleteItemFromObjectCaseSensitive(d, "precompute");
+            cJSON_AddBoolToObject(d, "precompute", 1);
+        } else if (!strcmp(a, "--diffusers")) {
+            NEEDV();
+            set_str(obj(wl, "diffusion"), "diffusers", v);
         } else if (!strcmp(a, "--alloc-conf")) {
             NEEDV();
             set_str(obj(plan, "runtime"), "pytorch_cuda_alloc_conf", v);

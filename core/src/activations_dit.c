@@ -54,7 +54,7 @@ static void vae(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     if (plan->mode == VP_MODE_TRAIN)
         vp_vae_encode_peak(a, plan->batch, f, h, w, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
     else
-        vp_vae_decode_peak(a, plan->batch, f, h, w, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
+        vp_vae_decode_peak(a, plan->batch, f, h, w, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, plan->diff.diffusers, &pk);
     r->tokens = 1;
     r->layers = 0;
     r->fwd_temp = pk.bytes + pk.out_bytes;

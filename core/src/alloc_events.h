@@ -168,6 +168,15 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
 void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
 /* A diffusers pipeline call (events_diffusion.c; i12). */
 void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
+/* A diffusers component's weight tensors, allocated into *t (events_diffusion.c). */
+void vp_ev_component_weights(const vp_inst_calc *c, vp_events *e, vp_tensors *t);
+/* Diffusion training with workload.diffusion.precompute (precompute.c): whether it applies; the precompute
+ * phase's moments and events (text encoders and VAEs loaded, run once, freed into the allocator's cache); the
+ * instances that train after it (a copy the caller frees, *n updated; NULL when precompute is off). */
+int vp_precompute_on(const vp_plan *plan);
+void vp_timeline_precompute(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_sink *out);
+void vp_events_precompute(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
+vp_inst_calc *vp_precompute_training(const vp_plan *plan, const vp_inst_calc *cs, int *n);
 
 /* ---- reserved.c ---- */
 typedef struct {

@@ -73,8 +73,12 @@ typedef struct {
     int level;          /* decoder level where the peak sits (0 = full resolution) */
     char where[96];
 } vp_vae_peak;
+/* workload.diffusion.diffusers: "current" (commit 58eb52c0) or "0.30" (v0.30.1-v0.30.3 and main from PR #9150,
+ * Aug 2024: module-attribute conv caches, an F.pad copy per causal conv) */
+enum { VP_DIFFUSERS_CURRENT = 0, VP_DIFFUSERS_0_30 };
+/* version: VP_DIFFUSERS_*, the diffusers release whose decode code runs */
 void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
-                        int tiling, int slicing, vp_vae_peak *out);
+                        int tiling, int slicing, int version, vp_vae_peak *out);
 void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
                         int tiling, int slicing, vp_vae_peak *out);
 

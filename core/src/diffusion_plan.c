@@ -6,15 +6,19 @@
  *   "vae_tiling": pipe.vae.enable_tiling(), "vae_slicing": pipe.vae.enable_slicing(),
  *   "offload_empty_cache": under "model", whether the hook that offloads the previous component empties the
  *   allocator cache (accelerate >= 0.34, hooks.py CpuOffload.pre_forward clear_device_cache(); default true;
- *   false for accelerate <= 0.33)}. */
+ *   false for accelerate <= 0.33), "diffusers": "current" (default) | "0.30", the release whose VAE decode code ran
+ *   (vae.c: v0.30.1-v0.30.3 kept the causal conv caches as module attributes), "precompute": training only,
+ *   the text encoders and VAEs run once before training and are freed into the allocator's cache, as
+ *   finetrainers' prepare_precomputations does (precompute.c)}. */
 #include "diffusers.h"
 #include "plan.h"
 #include "util.h"
 
 static const char *const k_offload[] = {"none", "model", "sequential", NULL};
+static const char *const k_diffusers[] = {"current", "0.30", NULL}; /* order of VP_DIFFUSERS_* */
 
 vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
-    static const char *const dkeys[] = {"cfg", "offload", "vae_tiling", "vae_slicing", "offload_empty_cache", NULL};
+    static const char *const dkeys[] = {"cfg", "offload", "vae_tiling", "vae_slicing", "offload_empty_cache", "diffusers", "precompute", NULL};
     vp_status st;
     const char *p = "workload";
     plan->frames = plan->height = plan->width = 0;
@@ -22,6 +26,8 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     plan->diff.offload = VP_DIFF_OFFLOAD_NONE;
     plan->diff.vae_tiling = plan->diff.vae_slicing = 0;
     plan->diff.offload_empty_cache = 1;
+    plan->diff.diffusers = VP_DIFFUSERS_CURRENT;
+    plan->diff.precompute = 0;
     if ((st = vp_json_opt_int(w, p, "frames", 1, 10000, &plan->frames, err))) return st;
     if ((st = vp_json_opt_int(w, p, "height", 8, 16384, &plan->height, err))) return st;
     if ((st = vp_json_opt_int(w, p, "width", 8, 16384, &plan->width, err))) return st;
@@ -45,6 +51,11 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     if ((st = vp_json_opt_bool(d, dp, "vae_tiling", &plan->diff.vae_tiling, err))) return st;
     if ((st = vp_json_opt_bool(d, dp, "vae_slicing", &plan->diff.vae_slicing, err))) return st;
     if ((st = vp_json_opt_bool(d, dp, "offload_empty_cache", &plan->diff.offload_empty_cache, err))) return st;
+    if ((st = vp_json_opt_enum(d, dp, "diffusers", k_diffusers, &plan->diff.diffusers, err))) return st;
+    if ((st = vp_json_opt_bool(d, dp, "precompute", &plan->diff.precompute, err))) return st;
+    if (plan->diff.precompute && plan->mode != VP_MODE_TRAIN)
+        return vp_fail(err, VP_ERR_FIELD, "workload.diffusion.precompute",
+                       "workload.diffusion.precompute is a training setup (conditions and latents computed before training)");
     return VP_OK;
 }
 

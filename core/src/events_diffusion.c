@@ -12,7 +12,7 @@
 
 /* The weight tensors of one component, as the modeling files build them (the matmul weights of each block,
  * the remainder of the block as one tensor, embeddings / the rest as one tensor each). */
-static void weights(const vp_inst_calc *c, vp_events *e, vp_tensors *t) {
+void vp_ev_component_weights(const vp_inst_calc *c, vp_events *e, vp_tensors *t) {
     const vp_arch *a = &c->in->arch;
     double b = (double)vp_dtype_bytes(vp_param_dtype(c->in));
     int64_t h = a->hidden, f = a->inter;
@@ -79,7 +79,7 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
         int64_t f = 1, hh = 512, ww = 512;
         if (dit) vp_diffusion_size(plan, dit, &f, &hh, &ww);
         vp_vae_peak pk;
-        vp_vae_decode_peak(a, plan->batch, f, hh, ww, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
+        vp_vae_decode_peak(a, plan->batch, f, hh, ww, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, plan->diff.diffusers, &pk);
         /* the decode's tensors: full-resolution feature maps of the widest channel count at that level */
         int64_t ch = a->d.ch[a->d.levels > 1 ? 1 : 0];
         double one = (double)ch * (double)pk.chunk_frames * (double)pk.tile_h * (double)pk.tile_w * adt;
@@ -106,7 +106,7 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
     vp_ev_alloc(e, vp_cublas_workspace_bytes());
     int mode = plan->diff.offload;
     for (int i = 0; i < n && i < VP_MAX_INSTANCES; i++)
-        if (mode == VP_DIFF_OFFLOAD_NONE || !cs[i].in->arch.dclass) weights(&cs[i], e, &held[i]);
+        if (mode == VP_DIFF_OFFLOAD_NONE || !cs[i].in->arch.dclass) vp_ev_component_weights(&cs[i], e, &held[i]);
     e->phase = VP_PH_PREFILL;
     int prev = -1;
     for (int stage = 0; stage < 3; stage++)
@@ -123,7 +123,7 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
                      * torch.cuda.empty_cache(), right after prev_module_hook.offload(); 0.33 kept the segments */
                     if (plan->diff.offload_empty_cache) vp_ev_empty_cache(e);
                 }
-                weights(&cs[i], e, &held[i]);
+                vp_ev_component_weights(&cs[i], e, &held[i]);
                 prev = i;
             } else if (mode == VP_DIFF_OFFLOAD_SEQUENTIAL && a->dclass) {
                 double b = (double)vp_dtype_bytes(vp_param_dtype(cs[i].in));

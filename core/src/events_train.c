@@ -753,6 +753,13 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
         return;
     }
     out->phase = VP_PH_LOAD;
+    /* diffusion training with precomputed conditions and latents (precompute.c, i12): the encoders run and are
+     * freed into the cache before the transformer loads */
+    vp_inst_calc *kept = NULL;
+    if (vp_precompute_on(plan)) {
+        vp_events_precompute(plan, cs, n, out);
+        if ((kept = vp_precompute_training(plan, cs, &n))) cs = kept;
+    }
     for (int i = 0; i < n; i++) {
         inst_init(&xs[i], &cs[i]);
         xs[i].seq = plan->seq;
@@ -780,4 +787,5 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
     for (int step = 0; step < VP_TRAIN_STEPS && !out->failed; step++) train_step(out, xs, n, step, micro, &workspace);
     for (int i = 0; i < n; i++) inst_dispose(&xs[i]);
     free(xs);
+    free(kept);
 }

@@ -95,6 +95,19 @@ static int block_modules(const vp_instance *inst, lora_mod *m) {
     return n;
 }
 
+/* DiTs with a cross-attention in every block (LTXVideoTransformerBlock.attn2, WanTransformerBlock.attn2): its
+ * to_q, to_k, to_v, to_out.0 carry the same names, so PEFT adapts them too, all hidden × hidden (the text is
+ * projected to the hidden width first: LTX caption_projection with cross_attention_dim = hidden, Wan
+ * condition_embedder). finetrainers' LTX-Video LoRA r128 log: "trainable parameters": 117440512 =
+ * 28 blocks × 8 modules × 128 × (2048 + 2048). Returns how many of the four the targets select. */
+static int dit_cross_modules(const vp_instance *in) {
+    if (in->arch.kind != VP_KIND_DIT || in->arch.d.attn_per_block < 2) return 0;
+    const unsigned bits[] = {VP_T_Q, VP_T_K, VP_T_V, VP_T_O};
+    int k = 0;
+    for (int i = 0; i < 4; i++) k += (in->lora_targets & bits[i]) != 0;
+    return k;
+}
+
 int64_t vp_lora_layers(const vp_instance *in) {
     const vp_arch *a = &in->arch;
     return a->kind == VP_KIND_T5 ? a->layers + a->dec_layers : a->layers;
@@ -107,6 +120,7 @@ int64_t vp_lora_params_per_layer(const vp_instance *in) {
     int64_t p = 0;
     for (int i = 0; i < n; i++)
         if (in->lora_targets & m[i].bit) p += in->lora_r * (m[i].in + m[i].out);
+    p += in->lora_r * 2 * in->arch.hidden * dit_cross_modules(in);
     /* MoE blocks: every expert's linears when the expert names are targeted */
     return p;
 }
@@ -180,7 +194,7 @@ int vp_lora_modules_per_layer(const vp_instance *in) {
     lora_mod m[12];
     int n = block_modules(in, m), k = 0;
     for (int i = 0; i < n; i++) k += (in->lora_targets & m[i].bit) != 0;
-    return k;
+    return k + dit_cross_modules(in);
 }
 
 /* One saved tensor of `bytes` per token (recorded in r->items when r is given). */

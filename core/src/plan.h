@@ -138,6 +138,8 @@ typedef struct vp_plan {
         int offload;      /* VP_DIFF_OFFLOAD_*: none, enable_model_cpu_offload, enable_sequential_cpu_offload */
         int vae_tiling, vae_slicing;
         int offload_empty_cache; /* accelerate >= 0.34 empties the cache when a hook offloads a component (default) */
+        int precompute;   /* training: conditions and latents precomputed first, encoders freed into the cache (precompute.c) */
+        int diffusers;    /* VP_DIFFUSERS_* (diffusers.h): the diffusers release whose VAE decode code ran (default: current) */
     } diff;
     vp_plan_serve serve;       /* workload.mode "serve": the engine, its settings and the model (plan_serve_parse.c) */
 } vp_plan;

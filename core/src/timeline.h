@@ -17,6 +17,8 @@ typedef struct {
 
 void vp_sink_init(vp_sink *s);
 void vp_sink_push(vp_sink *s, const vp_moment *m);
+/* Only the phase's largest total (a phase before the peak statistics are reset, as precompute.c's). */
+void vp_sink_note_phase(vp_sink *s, const vp_moment *m);
 
 /* Everything derived for one instance. */
 typedef struct {

@@ -129,7 +129,7 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
                 vp_vae_peak pk;
                 int64_t vf = f, vh = hgt, vw = wid;
                 if (!dit && !plan->height) vf = 1, vh = vw = 512;
-                vp_vae_decode_peak(a, b, vf, vh, vw, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
+                vp_vae_decode_peak(a, b, vf, vh, vw, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, plan->diff.diffusers, &pk);
                 vp_moment_add(m, &dev, "latents", "Latents", (int64_t)lat, "the final latents being decoded");
                 vp_moment_add(m, &c->owner, "vae_decode", "VAE decode", (int64_t)pk.bytes,
                               "conv stack at its peak: %s%s%s", pk.where, plan->diff.vae_tiling ? ", tiled" : "",

@@ -4,8 +4,10 @@
  * activations freed while gradients fill), optimizer step (state created at step 1, step temporaries),
  * zero_grad(set_to_none=True). Step 2 onward carries the optimizer state through forward and backward,
  * so the peak is taken over a steady-state step. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "alloc_events.h"
 #include "timeline.h"
 #include "util.h"
 
@@ -219,6 +221,13 @@ static void add_sharding_buffers(vp_moment *m, const vp_inst_calc *c, int in_fli
 }
 
 void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *out) {
+    /* diffusion training with precomputed conditions and latents: the encoders' phase first, then the step
+     * without them (precompute.c, i12) */
+    vp_inst_calc *kept = NULL;
+    if (vp_precompute_on(plan)) {
+        vp_timeline_precompute(plan, cs, n, out);
+        if ((kept = vp_precompute_training(plan, cs, &n))) cs = kept;
+    }
     /* resident set at steady state */
     vp_moment *basep = &out->work[0];
     vp_moment_init(basep, "load");
@@ -383,6 +392,7 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_sink_push(out, b2);
         vp_sink_push(out, s);
     }
+    free(kept);
 }
 
 void vp_sink_init(vp_sink *s) {
@@ -398,6 +408,11 @@ void vp_sink_push(vp_sink *s, const vp_moment *m) {
         s->best_total = t;
         vp_moment_copy(&s->best, m);
     }
+    vp_sink_note_phase(s, m);
+}
+
+void vp_sink_note_phase(vp_sink *s, const vp_moment *m) {
+    int64_t t = vp_moment_total(m);
     int p = -1;
     for (int k = 0; k < s->n_phases; k++)
         if (!strcmp(s->phases[k].name, m->phase)) p = k;

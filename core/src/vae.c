@@ -251,6 +251,11 @@ static double resnet_live(int64_t cin, int64_t cout, int spatial_norm, int pad) 
     /* CogVideoXSpatialNorm3D.forward (autoencoder_kl_cogvideox.py:190-194 at 58eb52c0): the input f, conv_y(zq),
      * conv_b(zq), norm_f, the product norm_f * conv_y and the sum new_f are alive together: 6 tensors */
     double norm = spatial_norm ? 6.0 * (double)cin : 3.0 * (double)cin;
+    if (spatial_norm == 2) {
+        /* diffusers 0.30 (v0.30.1 lines 192-193): norm_f = norm_layer(f); new_f = norm_f * conv_y(zq) + conv_b(zq):
+         * conv_y's output is freed once multiplied, so f, norm_f, the product, conv_b(zq) and the sum: 5 tensors */
+        norm = 5.0 * (double)cin;
+    }
     double conv1 = (2.0 + pad) * (double)cin + (double)cout;
     return norm > conv1 ? norm : conv1;
 }
@@ -278,7 +283,7 @@ static double cog_frames(const vp_arch *a, int64_t lc, int j) {
  * call (no old cache) or the second (old cache of the first). Returns the cache bytes at the peak call and sets
  * *acts to that call's activations. */
 static double cogvideox_caches(const vp_arch *a, int64_t b, int64_t frames, int64_t th, int64_t tw, double elem,
-                               double chans, double *acts) {
+                               double chans, int version, double *acts) {
     int n = a->d.levels;
     int64_t T = a->d.temporal > 0 ? a->d.temporal : 1;
     int64_t lat = (frames - 1) / T + 1;
@@ -309,6 +314,14 @@ static double cogvideox_caches(const vp_arch *a, int64_t b, int64_t frames, int6
     double px1 = cog_frames(a, lc1, n - 1), px2 = cog_frames(a, lc2, n - 1);
     double call1 = chans * px * px1 * elem + k1_part[0] + k3_part;
     double call2 = calls > 1 ? chans * px * px2 * elem + k1_full[0] + k3_full + k1_part[1] + k3_part : 0;
+    if (version == VP_DIFFUSERS_0_30 && calls > 1) {
+        /* diffusers 0.30.1-0.30.3 (autoencoder_kl_cogvideox.py at v0.30.1, lines 133-139): the cache is a module
+         * attribute, and forward calls _clear_fake_context_parallel_cache() (del self.conv_cache) before it clones
+         * the new one, so during call 2 each conv holds one cache: call 2's for the convs that have run (the part
+         * below the last up block and norm1 of its first resnet), call 1's for the rest of the last up block and
+         * norm_out; the 3x3x3 caches are 2 frames in either call */
+        call2 = chans * px * px2 * elem + k1_part[1] + (k1_full[0] - k1_part[0]) + k3_full;
+    }
     if (call2 > call1) {
         *acts = chans * px * px2 * elem;
         return call2 - *acts;
@@ -332,7 +345,7 @@ static void chunk_shape(const vp_arch *a, int64_t frames, int64_t *lat_chunk, in
 }
 
 void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
-                        int tiling, int slicing, vp_vae_peak *o) {
+                        int tiling, int slicing, int version, vp_vae_peak *o) {
     memset(o, 0, sizeof *o);
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch;
@@ -350,7 +363,14 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     int64_t up_c = wan ? a->d.ch[2] : c1;                    /* the upsampler's own channels */
     int pad = a->d.vae3d;
     double ups = (double)c1 + (double)up_c / 4.0 + (pad ? (double)c1 : 0.0) + (double)c1;
-    double res1 = resnet_live(c1, c0, a->dclass == VP_DC_VAE_COGVIDEOX, pad);
+    int cog = a->dclass == VP_DC_VAE_COGVIDEOX;
+    double res1 = resnet_live(c1, c0, cog ? (version == VP_DIFFUSERS_0_30 ? 2 : 1) : 0, pad);
+    if (cog && version == VP_DIFFUSERS_0_30) {
+        /* conv1 at v0.30.1 (lines 133-145): the input f and SiLU's output h, then torch.cat(cache + h) over px + 2
+         * frames, and F.pad of that (a new tensor) while the cat is still bound: f, h, cat, pad */
+        double conv1 = 2.0 * (double)c1 + 2.0 * (double)c1 * (double)(px + 2) / (double)px;
+        if (conv1 > res1) res1 = conv1;
+    }
     double chans = ups > res1 ? ups : res1;
     double pix = (double)b * (double)px * (double)th * (double)tw;
     double acts = chans * pix * elem;
@@ -358,7 +378,7 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
      * (2·(layers+1) convs per up block, at 4^-k of the pixels k levels below full resolution) */
     double cache = 0;
     if (a->dclass == VP_DC_VAE_COGVIDEOX) {
-        cache = cogvideox_caches(a, b, frames, th, tw, elem, chans, &acts);
+        cache = cogvideox_caches(a, b, frames, th, tw, elem, chans, version, &acts);
     } else if (wan) {
         double per_px = 0;
         for (int i = 0; i < n; i++) {
