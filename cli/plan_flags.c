@@ -19,7 +19,7 @@ void cli_print_plan_flags(FILE *f) {
             "  --model ID           a preset model (see `vramplan models`)\n"
             "  --hf-config FILE     a Hugging Face config.json\n"
             "  --mode train|infer   (default train)\n"
-            "  --precision P        fp32 | amp_bf16 | amp_fp16 | bf16 | fp16 | fp8 (default amp_bf16; infer bf16)\n"
+            "  --precision P        fp32 | amp_bf16 | amp_fp16 | bf16 | fp16 | fp8 | bf16_master | fp16_master (default amp_bf16; infer bf16)\n"
             "  --batch N            micro-batch (default 1)\n"
             "  --seq N              tokens per sequence / prompt tokens (default 2048)\n"
             "  --new-tokens N       infer: tokens to generate\n"

@@ -14,6 +14,7 @@ export const PRECISIONS = [
   { value: 'amp_bf16', label: 'bf16 mixed (fp32 master)', modes: ['train'] },
   { value: 'bf16', label: 'bf16', modes: ['train', 'infer'] },
   { value: 'bf16_master', label: 'bf16 + fp32 master in the optimizer (DeepSpeed, Megatron)', modes: ['train'] },
+  { value: 'fp16_master', label: 'fp16 + fp32 master in the optimizer (DeepSpeed, Megatron)', modes: ['train'] },
   { value: 'fp16', label: 'fp16', modes: ['train', 'infer'] },
   { value: 'amp_fp16', label: 'fp16 mixed (fp32 master)', modes: ['train'] },
   { value: 'fp8', label: 'fp8 (Transformer Engine)', modes: ['train'] },

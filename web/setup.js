@@ -294,19 +294,20 @@ export function switchFramework(state, fw) {
   const notes = [];
   const toMaster = MASTER_FRAMEWORKS.includes(fw);
   if (toMaster !== MASTER_FRAMEWORKS.includes(before)) {
-    const from = toMaster ? 'amp_bf16' : 'bf16_master';
-    const to = toMaster ? 'bf16_master' : 'amp_bf16';
+    const map = toMaster ? { amp_bf16: 'bf16_master', amp_fp16: 'fp16_master' } : { bf16_master: 'amp_bf16', fp16_master: 'amp_fp16' };
     const changed = [];
+    let half = 'bf16';
     state.instances.forEach((inst, i) => {
-      if (trains(inst.role) && inst.finetune !== 'frozen' && inst.precision === from) {
-        inst.precision = to;
+      if (trains(inst.role) && inst.finetune !== 'frozen' && map[inst.precision]) {
+        inst.precision = map[inst.precision];
+        if (/fp16/.test(inst.precision)) half = 'fp16';
         changed.push(names[i]);
       }
     });
     if (changed.length) {
       notes.push(toMaster
-        ? `${FRAMEWORK_NAMES[fw]} trains bf16 weights with an fp32 master copy and fp32 Adam states inside its optimizer, not under torch.autocast: precision set to “bf16 + fp32 master”${whoOf(changed)}.`
-        : `${FRAMEWORK_NAMES[fw]} trains under torch.autocast (fp32 weights, bf16 matmuls): precision set to “bf16 mixed”${whoOf(changed)}.`);
+        ? `${FRAMEWORK_NAMES[fw]} trains ${half} weights with an fp32 master copy and fp32 Adam states inside its optimizer, not under torch.autocast: precision set to “${half} + fp32 master”${whoOf(changed)}.`
+        : `${FRAMEWORK_NAMES[fw]} trains under torch.autocast (fp32 weights, ${half} matmuls): precision set to “${half} mixed”${whoOf(changed)}.`);
     }
   }
   // the core's FSDP default (plan_parallel_precision.c): fused AdamW, as HF Trainer and torchtitan run it
@@ -666,9 +667,9 @@ export function planToState(plan, presetType = () => '') {
     s.instances.forEach((inst, i) => {
       const x = plan.instances[i];
       const given = isObject(x) && x.precision !== undefined && x.precision !== null;
-      if (!isObject(x) || (given && x.precision !== 'amp_bf16')) return;
+      if (!isObject(x) || (given && x.precision !== 'amp_bf16' && x.precision !== 'amp_fp16')) return;
       if (inst.placement !== 'sharded' || inst.activations !== 'train') return;
-      inst.precision = 'bf16_master';
+      inst.precision = given && x.precision === 'amp_fp16' ? 'fp16_master' : 'bf16_master';
       inst.precision_framework = !given;
     });
   }

@@ -35,7 +35,8 @@ vp_dtype vp_param_dtype(const vp_instance *in) {
     case VP_PREC_BF16:
     case VP_PREC_BF16_MASTER:
     case VP_PREC_FP8: return VP_DT_BF16;
-    case VP_PREC_FP16: return VP_DT_FP16;
+    case VP_PREC_FP16:
+    case VP_PREC_FP16_MASTER: return VP_DT_FP16;
     }
     return VP_DT_FP32;
 }
@@ -45,7 +46,8 @@ vp_dtype vp_act_dtype(const vp_instance *in) {
     switch (in->precision) {
     case VP_PREC_FP32: return VP_DT_FP32;
     case VP_PREC_AMP_FP16:
-    case VP_PREC_FP16: return VP_DT_FP16;
+    case VP_PREC_FP16:
+    case VP_PREC_FP16_MASTER: return VP_DT_FP16;
     default: return VP_DT_BF16;
     }
 }

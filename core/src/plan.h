@@ -10,7 +10,8 @@
 typedef enum { VP_MODE_TRAIN = 0, VP_MODE_INFER, VP_MODE_SERVE /* serving engines: serve.h */ } vp_mode;
 typedef enum {
     VP_PREC_FP32 = 0, VP_PREC_AMP_BF16, VP_PREC_AMP_FP16, VP_PREC_BF16, VP_PREC_FP16, VP_PREC_FP8,
-    VP_PREC_BF16_MASTER /* bf16 weights and grads, fp32 master copy in the optimizer (DeepSpeed, Megatron, ZeRO paper) */
+    VP_PREC_BF16_MASTER, /* bf16 weights and grads, fp32 master copy in the optimizer (DeepSpeed, Megatron, ZeRO paper) */
+    VP_PREC_FP16_MASTER  /* the same in fp16 (DeepSpeed "fp16": {"enabled": true}, Megatron --fp16), with loss scaling */
 } vp_precision;
 typedef enum { VP_QUANT_NONE = 0, VP_QUANT_INT8, VP_QUANT_NF4, VP_QUANT_FP4 } vp_quant;
 typedef enum { VP_FT_FULL = 0, VP_FT_LORA, VP_FT_QLORA, VP_FT_ADAPTER, VP_FT_FROZEN } vp_ft;

@@ -93,9 +93,11 @@ void vp_plan_framework_precision(vp_plan *plan) {
         }
         if (p->framework != VP_FW_DEEPSPEED && p->framework != VP_FW_MEGATRON) continue;
         if (p->framework == VP_FW_DEEPSPEED && p->torch_autocast) continue; /* torch.autocast over fp32 partitions */
-        if (in->precision_set && in->precision != VP_PREC_AMP_BF16) continue;
-        in->precision = VP_PREC_BF16_MASTER;
-        changed = 1;
+        if (in->precision_set && in->precision != VP_PREC_AMP_BF16 && in->precision != VP_PREC_AMP_FP16) continue;
+        /* accelerate's fp16 likewise becomes the config's "fp16": {"enabled": true} (dataclasses.py:1415-1424):
+         * fp16 weights and gradients, fp32 master and moments, the loss scaler (no tensors of note) */
+        in->precision = in->precision_set && in->precision == VP_PREC_AMP_FP16 ? VP_PREC_FP16_MASTER : VP_PREC_BF16_MASTER;
+        changed = in->precision == VP_PREC_FP16_MASTER ? 2 : changed ? changed : 1;
     }
     if (fused && plan->n_warnings < 4)
         snprintf(plan->warnings[plan->n_warnings++], sizeof plan->warnings[0],
@@ -103,7 +105,8 @@ void vp_plan_framework_precision(vp_plan *plan) {
                  "for a plain torch.optim.AdamW (+1 fp32 shard at the step).");
     if (!changed || plan->n_warnings >= 4) return;
     snprintf(plan->warnings[plan->n_warnings++], sizeof plan->warnings[0],
-             "%s bf16 mode (what bf16/amp_bf16 runs there): bf16 weights and grads, fp32 master weights and Adam "
+             "%s %s mode (what %s runs there): %s weights and grads, fp32 master weights and Adam "
              "moments in the optimizer partition, no autocast copies.",
-             p->framework == VP_FW_DEEPSPEED ? "DeepSpeed's" : "Megatron's");
+             p->framework == VP_FW_DEEPSPEED ? "DeepSpeed's" : "Megatron's", changed == 2 ? "fp16" : "bf16",
+             changed == 2 ? "amp_fp16" : "bf16/amp_bf16", changed == 2 ? "fp16" : "bf16");
 }

@@ -67,7 +67,7 @@ static const char *ordinal(int64_t k) {
 static void training_arguments(const vp_recommendation *r, char *dst, size_t n) {
     const char *p = r->precision;
     int bf16 = !strcmp(p, "amp_bf16") || !strcmp(p, "bf16") || !strcmp(p, "bf16_master") || !strcmp(p, "fp8");
-    int fp16 = !strcmp(p, "amp_fp16") || !strcmp(p, "fp16");
+    int fp16 = !strcmp(p, "amp_fp16") || !strcmp(p, "fp16") || !strcmp(p, "fp16_master");
     char notes[640] = "";
     size_t used = 0;
 #define NOTE(...)                                                                             \
@@ -83,6 +83,7 @@ static void training_arguments(const vp_recommendation *r, char *dst, size_t n) 
         NOTE("# pure %s: load the model with torch_dtype=torch.%s (weights, gradients and optimizer states in %s)\n", p,
              !strcmp(p, "bf16") ? "bfloat16" : "float16", p);
     if (!strcmp(p, "bf16_master")) NOTE("# bf16 weights with an fp32 master copy in the optimizer (DeepSpeed bf16, Megatron)\n");
+    if (!strcmp(p, "fp16_master")) NOTE("# fp16 weights with an fp32 master copy in the optimizer (DeepSpeed fp16, Megatron --fp16)\n");
     if (!strcmp(p, "fp8")) NOTE("# fp8 matmuls through Transformer Engine / accelerate's fp8 recipe\n");
     if (!strcmp(r->optimizer, "adam")) NOTE("# Adam: AdamW with weight_decay=0.0 (the TrainingArguments default)\n");
     if (!strcmp(r->optim_impl, "forloop") && (!strcmp(r->optimizer, "adam") || !strcmp(r->optimizer, "adamw")))

@@ -17,7 +17,7 @@
 #define TE_AMAX_HISTORY_LEN 1024 /* DelayedScaling default, common/recipe/__init__.py:255 */
 
 int vp_fp32_master(const vp_instance *in) {
-    return in->precision == VP_PREC_BF16_MASTER || in->precision == VP_PREC_FP8;
+    return in->precision == VP_PREC_BF16_MASTER || in->precision == VP_PREC_FP16_MASTER || in->precision == VP_PREC_FP8;
 }
 
 int64_t vp_fp8_weight_copy_bytes(double linear_params) { return (int64_t)(linear_params * 2.0); }

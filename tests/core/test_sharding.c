@@ -225,6 +225,14 @@ static void deepspeed_default_precision(void **s) {
     found = 0;
     for (int i = 0; i < e->n_warnings; i++) found |= strstr(e->warnings[i], "DeepSpeed's bf16 mode") != NULL;
     assert_true(found);
+    /* amp_fp16 there is DeepSpeed's fp16 mode (accelerate sets "fp16": {"enabled": true}): fp16 weights
+     * 2Ψ/N and the same fp32 master 4Ψ/N */
+    e = zero(3, "amp_fp16");
+    assert_u64_equal(t_component(e, 0, "master_weights", NULL), 4 * PSI / N);
+    assert_u64_equal(t_component(e, 0, "weights", NULL), 2 * PSI / N);
+    found = 0;
+    for (int i = 0; i < e->n_warnings; i++) found |= strstr(e->warnings[i], "DeepSpeed's fp16 mode") != NULL;
+    assert_true(found);
     /* its torch_autocast section keeps the fp32 model as the master */
     e = zero_autocast(3);
     assert_u64_equal(t_component(e, 0, "master_weights", NULL), 0);

@@ -429,6 +429,14 @@ test('a plan file under DeepSpeed with amp_bf16, or under FSDP without optimizer
     { name: 'b', model: { preset: 'llama-3.2-1b' }, optimizer: { name: 'adamw', impl: 'foreach' } }],
   parallel: { dp: 8, fsdp: 'full_shard' } }, presetType).state;
   assert.deepEqual(fsdp.instances.map((x) => x.optimizer), ['adamw/fused', 'adamw/foreach']);
+  // amp_fp16 there is DeepSpeed's fp16 mode (core: plan_parallel_precision.c), and back to autocast under FSDP
+  const ds16 = S.planToState({ ...base, instances: [{ model: { preset: 'llama-3.2-1b' }, precision: 'amp_fp16' }],
+    parallel: { dp: 8, zero: 3 } }, presetType).state;
+  assert.equal(ds16.instances[0].precision, 'fp16_master');
+  assert.match(S.switchFramework(ds16, 'fsdp'), /fp16 mixed/);
+  assert.equal(ds16.instances[0].precision, 'amp_fp16');
+  assert.match(S.switchFramework(ds16, 'deepspeed'), /fp16 \+ fp32 master/);
+  assert.equal(ds16.instances[0].precision, 'fp16_master');
 });
 
 test('the allocator setting (runtime.pytorch_cuda_alloc_conf) goes plan → form → plan', () => {
