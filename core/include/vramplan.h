@@ -193,6 +193,14 @@ char *vp_estimate_to_json(const vp_estimate *est, int pretty);
 /* One call: plan JSON in, estimate JSON (without suggestions) out (free with vp_free). NULL on error. */
 char *vp_estimate_json(const char *plan_json, const vp_registry *reg, int pretty, vp_error *err);
 
+/* A diffusion pipeline preset picked for instances[index] (a preset with pipeline.components): the plan
+ * with the pipeline's other components added as instances (inference: text encoders and VAE, frozen and
+ * no-grad; training: none unless workload.diffusion.precompute), and workload.seq dropped unless keep_seq.
+ * Expanding twice adds nothing. *added (may be NULL): how many instances were added. Free with vp_free;
+ * NULL on error (the plan is not JSON, or index names no instance). core/src/pipeline_expand.c */
+char *vp_plan_expand_pipeline_json(const char *plan_json, const vp_registry *reg, int index, int keep_seq,
+                                   int *added, vp_error *err);
+
 /* A measured run in the format of shared/groundtruth/calibration.jsonl -> an equivalent plan JSON
  * (free with vp_free). Used by `vramplan calibrate`. */
 char *vp_record_to_plan_json(const char *record_json, vp_error *err);
