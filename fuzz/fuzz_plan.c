@@ -7,6 +7,7 @@
  *     peak, reserved >= allocated, fits <=> headroom >= 0, the plan fits iff every GPU fits, and the
  *     struct API and the JSON API print the same bytes, and those bytes are strict UTF-8 JSON
  *     (vp_json_check: what Python's json and jq accept), whatever names the plan carried.
+ * The pipeline expansion (vp_plan_expand_pipeline_json) runs on every input too: an error or strict JSON.
  * A broken promise aborts, which libFuzzer reports as a crash with the input saved. */
 #include <stdint.h>
 #include <stdio.h>
@@ -99,6 +100,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(text, data, size);
     text[size] = '\0';
     int pretty = size > 0 && (data[0] & 1);
+
+    /* the pipeline expansion (page and CLI) takes the same text: an error, or a plan that is strict JSON */
+    int added = -1;
+    char *expanded = vp_plan_expand_pipeline_json(text, g_reg, 0, pretty, &added, &err);
+    if (!expanded) check_error(&err);
+    else {
+        vp_error jerr;
+        CHECK(added >= 0 && vp_json_check(expanded, &jerr) == VP_OK);
+        vp_free(expanded);
+    }
 
     vp_plan *plan = vp_plan_from_json(text, g_reg, &err);
     if (!plan) {

@@ -10,6 +10,10 @@
  *   char *vpw_recommend(const char *plan_json, int global_batch, int pretty)
  *                                     recommend@1: setups that fit, fastest first, each with the plan to
  *                                     apply; global_batch 0 = the plan's (recommend.md)
+ *   char *vpw_expand_pipeline(const char *plan_json, int index, int keep_seq)
+ *                                     {"added": N, "plan": plan@1}: the diffusion pipeline preset of
+ *                                     instances[index] with its other components as instances
+ *                                     (core/src/pipeline_expand.c)
  *   const char *vpw_presets(void)                                builtin presets bundle (static)
  *   const char *vpw_version(void)                                "0.1.0" (static)
  *   void vpw_free(void *p)                                       frees what the char * calls returned
@@ -145,6 +149,26 @@ VPW_EXPORT char *vpw_recommend(const char *plan_json, int global_batch, int pret
     const vp_registry *reg = ready(plan_json, &err);
     if (!reg) return error_json(&err);
     return hand_out(vp_recommend_json(plan_json, reg, global_batch > 0 ? global_batch : 0, 10, pretty, &err), &err);
+}
+
+VPW_EXPORT char *vpw_expand_pipeline(const char *plan_json, int index, int keep_seq) {
+    vp_error err;
+    const vp_registry *reg = ready(plan_json, &err);
+    if (!reg) return error_json(&err);
+    int added = 0;
+    char *plan = vp_plan_expand_pipeline_json(plan_json, reg, index, keep_seq, &added, &err);
+    if (!plan) return hand_out(NULL, &err);
+    /* {"added":N,"plan":<the plan>} */
+    size_t cap = strlen(plan) + 40;
+    char *out = malloc(cap);
+    if (out) snprintf(out, cap, "{\"added\":%d,\"plan\":%s}", added, plan);
+    vp_free(plan);
+    if (!out) {
+        err.code = VP_ERR_NOMEM;
+        snprintf(err.message, sizeof err.message, "Out of memory copying the result.");
+        return error_json(&err);
+    }
+    return out;
 }
 
 VPW_EXPORT const char *vpw_presets(void) {

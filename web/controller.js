@@ -15,7 +15,7 @@ import { encodeShare, decodeShare, ShareError } from './share.js';
 import { renderVerdict, renderVerdictMessage, renderMiniVerdict, renderDevices, renderSuggestions, renderWarnings, renderCompare } from './view.js';
 import { CoreClient } from './core-client.js';
 import { $, fieldMsg, clearFieldMessages, showFieldMessage, applyShowRules, readBound, writeBound } from './fields.js';
-import { store, page, inst, modelTypeOf, gpuCount, planInfo, pickDefault } from './store.js';
+import { store, page, inst, modelTypeOf, gpuCount, planInfo, pickDefault, withComponents, isPipelinePreset, presetType } from './store.js';
 import { settingDiffs } from './compare.js';
 import * as model from './cards/model.js';
 import * as hub from './hub.js';
@@ -371,13 +371,62 @@ async function applyFragment(fragment) {
   }
 }
 
+// ---- diffusion pipelines -------------------------------------------------------------------------
+let expanding = 0; // the latest expansion asked for; an older answer is dropped
+
+/**
+ * A diffusion pipeline picked for a model, or the mode or precomputation changed with one in the setup:
+ * the core adds the pipeline's other components (text encoders, VAE) as models where the job runs them
+ * (core/src/pipeline_expand.c), and the page says what it added, with Undo.
+ * @param {number[]} [indices]  the instances to expand (default: every pipeline in the setup)
+ */
+async function expandPipelines(indices) {
+  const s = store.state;
+  const list = (indices || s.instances.map((_, i) => i)).filter((i) => {
+    const x = s.instances[i];
+    return x && x.model.source === 'preset' && isPipelinePreset(x.model.preset);
+  });
+  if (!list.length) return;
+  let plan;
+  try {
+    plan = buildPlan(s, planInfo());
+  } catch {
+    return; // the form has an error of its own to show first
+  }
+  const id = ++expanding;
+  const snapshot = JSON.stringify(s);
+  let added = 0;
+  for (const i of list) {
+    let r;
+    try {
+      r = JSON.parse((await core.expandPipeline(JSON.stringify(plan), i, false)).text);
+    } catch {
+      return;
+    }
+    if (!r || r.error || !r.plan) return;
+    plan = r.plan;
+    added += r.added | 0;
+  }
+  // nothing to add, or the form moved on while the core answered
+  if (!added || id !== expanding || JSON.stringify(store.state) !== snapshot) return;
+  const before = { state: structuredClone(store.state), active: store.active };
+  const { state } = S.planToState(plan, presetType);
+  const names = plan.instances.slice(before.state.instances.length).map((x) => `“${x.name}”`);
+  replaceSetup(state, Math.min(store.active, state.instances.length - 1));
+  offerUndo(`Added the pipeline’s ${names.join(', ')} as models (frozen, run in turn): the verdict names the step that sets the peak.`, before);
+}
+
 // ---- events -------------------------------------------------------------------------------------
 function onChange() {
+  const prevPreset = inst().model.preset;
+  const prevPrecompute = !!store.state.workload.diffusion?.precompute;
   const prevType = modelTypeOf();
   const prevProbe = store.state.hardware.probe;
   const prevCount = gpuCount();
+  const prevState = JSON.stringify(store.state);
   readForm();
-  hideApplied();
+  // an event that changed nothing (a list picked again) keeps the last Undo on offer
+  if (JSON.stringify(store.state) !== prevState) hideApplied();
   if (modelTypeOf() !== prevType) model.fillTargets(true);
   if (store.state.hardware.probe !== prevProbe) gpu.fillProbeDevices();
   if (gpuCount() !== prevCount) instances.fillPlacementDevices();
@@ -386,9 +435,11 @@ function onChange() {
   syncVisibility();
   scheduleEstimate();
   scheduleLinkUpdate();
+  if (inst().model.preset !== prevPreset) expandPipelines([store.active]);
+  else if (!!store.state.workload.diffusion?.precompute !== prevPrecompute) expandPipelines();
 }
 
-Object.assign(page, { onChange, writeForm, replaceSetup, offerUndo, scheduleEstimate, scheduleLinkUpdate, setStatus, showBanner, hideApplied, core });
+Object.assign(page, { onChange, expandPipelines, writeForm, replaceSetup, offerUndo, scheduleEstimate, scheduleLinkUpdate, setStatus, showBanner, hideApplied, core });
 
 /** Inputs whose own card listens to them (not a plain "the form changed"). */
 const OWN_IDS = new Set(['preset-search', 'role', 'add-role', 'par-framework', 'probe-text']);
@@ -461,7 +512,7 @@ async function start() {
   try {
     const bundle = JSON.parse(init.presets);
     store.presets = {
-      models: Array.isArray(bundle.models) ? bundle.models : [],
+      models: Array.isArray(bundle.models) ? withComponents(bundle.models) : [],
       gpus: Array.isArray(bundle.gpus) ? bundle.gpus : [],
     };
   } catch {

@@ -90,6 +90,12 @@ export class CoreClient {
     return this.call({ type: 'recommend', plan: planText, global_batch: globalBatch }, timeoutMs);
   }
 
+  /** {text, ms}: {"added": N, "plan": plan@1} (or {"error"}): instances[index]'s pipeline components added */
+  async expandPipeline(planText, index, keepSeq = false) {
+    await this.init();
+    return this.call({ type: 'expand', plan: planText, index, keep_seq: keepSeq });
+  }
+
   bench(planText, n) {
     return this.call({ type: 'bench', plan: planText, n }, 120000);
   }

@@ -211,6 +211,13 @@ export const CUSTOM_NORM = [
 ];
 
 // KV-cache dtype (workload.kv_dtype; the core's default is bf16).
+// diffusers pipelines' offload modes (plan workload.diffusion.offload, core/src/diffusion_plan.c)
+export const DIFFUSION_OFFLOAD = [
+  { value: 'none', label: 'none (every component on the GPU)' },
+  { value: 'model', label: 'enable_model_cpu_offload (one component at a time)' },
+  { value: 'sequential', label: 'enable_sequential_cpu_offload (one submodule at a time)' },
+];
+
 export const KV_DTYPES = [
   { value: 'bf16', label: 'bf16' },
   { value: 'fp16', label: 'fp16' },
@@ -347,6 +354,12 @@ export const DEFAULT_STATE = deepFreeze({
     new_tokens: 256,
     kv_dtype: 'bf16',
     image_size: 224,
+    // diffusion pipelines (docs/diffusion.md; added within v2: a link without them reads these)
+    frames: '',              // '' = the pipeline's default size
+    height: '',
+    width: '',
+    diffusion: { cfg: true, offload: 'none', vae_tiling: false, vae_slicing: false, precompute: false,
+      diffusers: 'current', offload_empty_cache: true },
   },
   instances: [DEFAULT_INSTANCE],
   hardware: {
@@ -394,6 +407,8 @@ export const DEFAULT_STATE = deepFreeze({
 export const CHOICES = {
   'workload.mode': MODES.map((o) => o.value),
   'workload.kv_dtype': KV_DTYPES.map((o) => o.value),
+  'workload.diffusion.offload': DIFFUSION_OFFLOAD.map((o) => o.value),
+  'workload.diffusion.diffusers': ['current', '0.30'],
   'hardware.source': ['preset', 'probe'],
   'parallel.framework': FRAMEWORKS.map((o) => o.value),
   'parallel.fsdp': FSDP_STRATEGIES.map((o) => o.value),
@@ -430,6 +445,12 @@ export const PHASE_LABELS = {
   optimizer_step: 'Optimizer step',
   prefill: 'Prefill',
   decode: 'Decode',
+  // diffusion pipelines (core/src/timeline_diffusion.c, precompute.c): one phase per component
+  text_encoder: 'Text encoder',
+  transformer: 'Transformer steps',
+  vae_decode: 'VAE decode',
+  precompute_conditions: 'Precompute: text embeddings',
+  precompute_latents: 'Precompute: latents',
 };
 
 // Where a core error path points in the form: the first matching prefix wins. Values are
@@ -441,6 +462,11 @@ export const ERROR_FIELDS = [
   ['workload.new_tokens', 'new-tokens'],
   ['workload.image_size', 'image-size'],
   ['workload.kv_dtype', 'kv-dtype'],
+  ['workload.frames', 'frames'],
+  ['workload.height', 'height'],
+  ['workload.width', 'width'],
+  ['workload.diffusion.offload', 'diff-offload'],
+  ['workload.diffusion.precompute', 'diff-precompute'],
   ['workload', 'workload-fieldset'],
   ['hardware.probe', 'probe-text'],
   ['hardware.device', 'probe-device'],

@@ -12,7 +12,9 @@
 import {
   PLAN_SCHEMA, InputError, hfConfigName, shortName, isObject, instanceNames, sharesTarget,
   modelTypeOfModel, ownModelIndex, trains, coreActivations, precisionFromFramework, optimizerFromFramework,
+  isDiffusionSetup,
 } from './setup.js';
+import { DEFAULT_STATE } from './options.js';
 
 export { PLAN_SCHEMA, InputError, hfConfigName, shortName };
 export { PROBE_SCHEMA } from './probe.js';
@@ -212,10 +214,22 @@ function parallelOf(state) {
   return Object.keys(out).length ? out : null;
 }
 
+/** workload.diffusion: the fields that differ from the core's defaults (core/src/diffusion_plan.c). */
+function diffusionOf(d, train) {
+  if (!d || typeof d !== 'object') return null;
+  const def = DEFAULT_STATE.workload.diffusion;
+  const out = {};
+  // the pipeline's own options are inference settings; precompute is a training setup
+  const keys = train ? ['precompute'] : ['cfg', 'offload', 'vae_tiling', 'vae_slicing', 'offload_empty_cache'];
+  for (const k of [...keys, 'diffusers']) if (d[k] !== undefined && d[k] !== def[k]) out[k] = d[k];
+  return Object.keys(out).length ? out : null;
+}
+
 /**
  * The plan for a setup.
  * @param {object} state  the DEFAULT_STATE shape
- * @param {{presetType?: (id: string) => string}} [info]  a preset's model family (for "vit")
+ * @param {{presetType?: (id: string) => string, isPipelinePreset?: (id: string) => boolean}} [info]
+ *   a preset's model family (for "vit"), and whether a preset is a diffusion pipeline
  * @returns {object} a vramplan/plan@1 document
  * @throws {InputError} when pasted text is not JSON, or two models have the same name
  */
@@ -235,20 +249,25 @@ export function buildPlan(state, info = {}) {
   // batch is required (empty: the core names it); the others may be left empty (the core's default)
   const workload = { mode: w.mode, batch: num(w.batch) };
   const opt = (k, v) => { if (!blank(v)) workload[k] = num(v); };
+  // a diffusion pipeline's tokens come from frames × height × width (or its default size), not "seq"
+  const diffusion = isDiffusionSetup(state, info.isPipelinePreset);
   if (train) {
-    opt('seq', w.seq);
+    if (!diffusion) opt('seq', w.seq);
     opt('grad_accum', w.grad_accum);
-  } else {
+  } else if (!diffusion) {
     opt('seq', w.prompt);
     opt('new_tokens', w.new_tokens);
     workload.kv_dtype = w.kv_dtype;
   }
   const vit = state.instances.some((_, i) => modelTypeOfModel(state.instances[ownModelIndex(state, i)].model, presetType) === 'vit');
   if (vit && !blank(w.image_size)) workload.image_size = num(w.image_size);
-  opt('frames', w.frames); // diffusion pipelines: the video size and options (docs/diffusion.md)
-  opt('height', w.height);
-  opt('width', w.width);
-  if (w.diffusion && typeof w.diffusion === 'object') workload.diffusion = structuredClone(w.diffusion);
+  if (diffusion) { // the video size and the pipeline's options (docs/diffusion.md); defaults left out
+    opt('frames', w.frames);
+    opt('height', w.height);
+    opt('width', w.width);
+    const d = diffusionOf(w.diffusion, train);
+    if (d) workload.diffusion = d;
+  }
 
   const plan = { schema: PLAN_SCHEMA };
   if (typeof state.name === 'string' && state.name) plan.name = state.name;

@@ -89,6 +89,28 @@ export function modelTypeOfModel(m, presetType = () => '') {
   return m.source === 'custom' ? 'custom' : '';
 }
 
+/**
+ * Whether model m belongs to a diffusion pipeline: a pipeline preset (one whose file lists
+ * pipeline.components), one of its components ("cogvideox-5b/vae"), or a pasted diffusers config
+ * (it names its class in "_class_name"; core/src/diffusers_config.c dispatches on it).
+ */
+export function isDiffusionModel(m, isPipelinePreset = () => false) {
+  if (!m) return false;
+  if (m.source === 'preset') return isPipelinePreset(String(m.preset || '').split('/')[0]);
+  if (m.source !== 'hf') return false;
+  try {
+    const cfg = JSON.parse(m.hf);
+    return isObject(cfg) && typeof cfg._class_name === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** A setup with a diffusion model: the video size replaces the sequence fields. */
+export function isDiffusionSetup(state, isPipelinePreset = () => false) {
+  return state.instances.some((x) => isDiffusionModel(x.model, isPipelinePreset));
+}
+
 /** LoRA target names for a family (what PEFT's target_modules takes). */
 export function loraTargetsFor(type) {
   return (O.LORA_TARGETS[type] || O.LORA_TARGETS.default).slice();
@@ -334,7 +356,7 @@ export function migrateV1(v1) {
   const s = structuredClone(O.DEFAULT_STATE);
   const w = v1.workload;
   s.workload = {
-    mode: w.mode, batch: w.batch, seq: w.seq, grad_accum: w.grad_accum, prompt: w.prompt,
+    ...s.workload, mode: w.mode, batch: w.batch, seq: w.seq, grad_accum: w.grad_accum, prompt: w.prompt,
     new_tokens: w.new_tokens, kv_dtype: w.kv_dtype, image_size: w.image_size,
   };
   const inst = s.instances[0];
@@ -368,6 +390,26 @@ const BOOL_PARALLEL = ['sp', 'offload_optimizer', 'offload_params', 'activation_
   'selective_recompute', 'gradient_as_bucket_view'];
 const OPT_NAMES = ['adamw', 'adam', 'sgd', 'sgd_momentum', 'adafactor', 'lion', 'adamw_8bit', 'paged_adamw', 'paged_adamw_8bit'];
 const values = (list) => list.map((o) => o.value);
+
+/** workload.diffusion of a plan → the form's (options.js DEFAULT_STATE.workload.diffusion); bad fields listed. */
+function diffusionFromPlan(d, invalid) {
+  const out = structuredClone(O.DEFAULT_STATE.workload.diffusion);
+  if (d === undefined || d === null) return out;
+  if (!isObject(d)) {
+    invalid.push('workload.diffusion');
+    return out;
+  }
+  for (const [k, v] of Object.entries(d)) {
+    const p = `workload.diffusion.${k}`;
+    if (!Object.hasOwn(out, k)) invalid.push(p);
+    else if (typeof out[k] === 'boolean') {
+      if (typeof v === 'boolean') out[k] = v;
+      else invalid.push(p);
+    } else if (typeof v === 'string' && O.CHOICES[p].includes(v)) out[k] = v;
+    else invalid.push(p);
+  }
+  return out;
+}
 
 /**
  * A vramplan/plan@1 document as the page's setup.
@@ -451,7 +493,7 @@ export function planToState(plan, presetType = () => '') {
   s.workload.frames = numb(w.frames, 'workload.frames', '');
   s.workload.height = numb(w.height, 'workload.height', '');
   s.workload.width = numb(w.width, 'workload.width', '');
-  s.workload.diffusion = isObject(w.diffusion) ? structuredClone(w.diffusion) : null;
+  s.workload.diffusion = diffusionFromPlan(w.diffusion, invalid);
   if (w.dec_seq !== undefined && w.dec_seq !== 128) dropped.push('workload.dec_seq');
 
   // instances

@@ -26,7 +26,32 @@ export function presetModelType(p) {
 }
 export const findModel = (id) => store.presets.models.find((m) => presetId(m) === id);
 export const presetType = (id) => presetModelType(findModel(id));
-export const planInfo = () => ({ presetType });
+/** A diffusion pipeline's preset: its file lists pipeline.components (core/src/registry_pipeline.c). */
+export const isPipelinePreset = (id) => {
+  const c = findModel(id)?.pipeline?.components;
+  return !!c && typeof c === 'object';
+};
+export const planInfo = () => ({ presetType, isPipelinePreset });
+
+/**
+ * The bundle's models with each pipeline's components after it as presets of their own ("cogvideox-5b/vae",
+ * as the core names them), so an instance running one shows it in the picker and has its family.
+ */
+export function withComponents(models) {
+  const out = [];
+  for (const m of models) {
+    out.push(m);
+    const comps = m?.pipeline?.components;
+    if (!comps || typeof comps !== 'object') continue;
+    for (const [name, c] of Object.entries(comps)) {
+      if (!c || typeof c !== 'object') continue;
+      const id = `${presetId(m)}/${name}`;
+      const cls = typeof c.config?._class_name === 'string' ? c.config._class_name : String(c.family ?? '');
+      out.push({ id, name: cls ? `${id} (${cls})` : id, family: String(c.family ?? ''), component: true });
+    }
+  }
+  return out;
+}
 
 export function pickDefault(list, preferred) {
   for (const id of preferred) if (list.some((p) => presetId(p) === id)) return id;

@@ -54,6 +54,8 @@ export async function loadCore(opts = {}) {
     sweep: (planText, field, points = 0) => call('vpw_sweep', planText, field, points),
     /** vramplan/recommend@1: setups that fit, fastest first (0: the plan's global batch) */
     recommend: (planText, globalBatch = 0) => call('vpw_recommend', planText, globalBatch, 0),
+    /** {"added", "plan"}: instances[index]'s diffusion pipeline with its other components (core/src/pipeline_expand.c) */
+    expandPipeline: (planText, index, keepSeq = false) => call('vpw_expand_pipeline', planText, index, keepSeq ? 1 : 0),
     /** which of the planning functions this build has */
     features: () => ({ fit: typeof mod._vpw_fit === 'function', sweep: typeof mod._vpw_sweep === 'function', recommend: typeof mod._vpw_recommend === 'function' }),
     presets: () => mod.UTF8ToString(mod._vpw_presets()),

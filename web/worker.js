@@ -7,6 +7,7 @@
 //               {id, type: 'fit', plan, field}                → {id, ok, text, ms}
 //               {id, type: 'sweep', plan, field, points}      → {id, ok, text, ms}
 //               {id, type: 'recommend', plan, global_batch}   → {id, ok, text, ms}
+//               {id, type: 'expand', plan, index, keep_seq}   → {id, ok, text, ms}   ({"added","plan"})
 //               {id, type: 'bench', plan, n}                  → {id, ok, median_ms, mean_ms, max_ms}
 // A failure of the module itself answers {id, ok: false, error}. Errors from the core are
 // ordinary results: their text is {"error":{...}}.
@@ -34,6 +35,8 @@ self.onmessage = async (ev) => {
       self.postMessage({ id, ok: true, ...timed(() => core.sweep(plan, ev.data.field, ev.data.points)) });
     } else if (type === 'recommend') {
       self.postMessage({ id, ok: true, ...timed(() => core.recommend(plan, ev.data.global_batch)) });
+    } else if (type === 'expand') {
+      self.postMessage({ id, ok: true, ...timed(() => core.expandPipeline(plan, ev.data.index | 0, !!ev.data.keep_seq)) });
     } else if (type === 'bench') {
       const n = Math.max(1, Math.min(100000, ev.data.n | 0));
       const ms = [];

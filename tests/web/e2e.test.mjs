@@ -337,6 +337,50 @@ test('inference mode, phone width, dark theme and keyboard use', async () => {
   await context.close();
 });
 
+test('a diffusion pipeline: its components become models, the video size replaces the tokens, the peak step is named', async (t) => {
+  const { context, page, log } = await openPage();
+  let n = await estimates(page);
+  await choose(page, 'mode', 'infer');
+  await settled(page, n);
+  n = await estimates(page);
+  await page.fill('#batch', '1');
+  await settled(page, n);
+  await page.fill('#preset-search', 'cogvideox 5b');
+  await page.selectOption('#preset', 'cogvideox-5b');
+  // the core's expansion (core/src/pipeline_expand.c) adds the text encoder and the VAE, with Undo
+  await page.waitForFunction(() => window.__vramplan.state.instances.length === 3);
+  assert.match(await page.textContent('#applied-text'), /“text_encoder”, “vae”/);
+  // Undo takes them back out; switching to inference again adds them again
+  await page.click('#undo');
+  await page.waitForFunction(() => window.__vramplan.state.instances.length === 1);
+  await choose(page, 'mode', 'train');
+  await choose(page, 'mode', 'infer');
+  await page.waitForFunction(() => window.__vramplan.state.instances.length === 3);
+  assert.deepEqual(await page.$$eval('#instance-bar .iname', (els) => els.map((e) => e.textContent)), ['cogvideox-5b', 'text_encoder', 'vae']);
+  assert.equal(await page.isVisible('#frames'), true);
+  assert.equal(await page.isVisible('#prompt'), false, 'no prompt tokens for a DiT');
+  assert.equal(await page.isVisible('#diff-offload'), true);
+  // all on the GPU at the pipeline's native 49×480×720: the untiled VAE decode sets the peak
+  await page.waitForFunction(() => document.querySelector('#devices .phase.peak')?.dataset.phase === 'vae_decode');
+  assert.match(await page.textContent('#devices .phase.peak'), /VAE decode/);
+  // model offload + tiling: the same numbers as the CLI for the plan the page built
+  n = await estimates(page);
+  await page.selectOption('#diff-offload', 'model');
+  await settled(page, n);
+  n = await estimates(page);
+  await page.check('#diff-vae-tiling');
+  await settled(page, n);
+  const plan = await page.evaluate(() => window.__vramplan.plan());
+  assert.deepEqual(plan.workload, { mode: 'infer', batch: 1, diffusion: { offload: 'model', vae_tiling: true } });
+  const { by, est } = await referenceEstimate(plan);
+  t.diagnostic(`reference: ${by}`);
+  assert.equal(await peakBytes(page), est.devices[0].peak_alloc_bytes);
+  assert.equal(est.devices[0].peak_phase, 'transformer', 'with tiling the transformer steps set the peak');
+  await shot(page, '13-diffusion-pipeline');
+  assertClean(log);
+  await context.close();
+});
+
 // ---- whole training setups: instances, placement, parallel layout, examples, suggestions ------
 
 

@@ -21,6 +21,8 @@ const core = await loadCore({ wasmBinary: readFileSync(path.join(SITE, 'vramplan
 const bundle = JSON.parse(core.presets());
 const families = new Map(bundle.models.map((m) => [m.id, m.family ?? m.config?.model_type ?? '']));
 const presetType = (id) => families.get(id) || '';
+const pipelines = new Set(bundle.models.filter((m) => m.pipeline?.components).map((m) => m.id));
+const info = { presetType, isPipelinePreset: (id) => pipelines.has(id) };
 
 const examples = readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json')).sort()
   .map((f) => [f, readFileSync(path.join(ROOT, 'examples', f), 'utf8')]);
@@ -41,6 +43,38 @@ const more = [
   ['t5-amp-fp16', plan({ batch: 64, seq: 512 }, [{ model: { preset: 't5-large' }, precision: 'amp_fp16' }], { gpu: 'v100-16gb' })],
 ];
 
+test('diffusion pipelines: the core adds the components the page shows, and every option survives the form', () => {
+  // the page's model picker calls the core's expansion (core/src/pipeline_expand.c), as `--model` does
+  const base = { schema: 'vramplan/plan@1', workload: { mode: 'infer', batch: 1, seq: 1024 },
+    instances: [{ model: { preset: 'cogvideox-5b' } }], hardware: { gpu: 'rtx-4090' } };
+  const r = JSON.parse(core.expandPipeline(JSON.stringify(base), 0));
+  assert.equal(r.added, 2);
+  assert.deepEqual(r.plan.instances.map((x) => [x.name, x.model.preset]),
+    [['transformer', 'cogvideox-5b'], ['text_encoder', 'cogvideox-5b/text_encoder'], ['vae', 'cogvideox-5b/vae']]);
+  assert.equal(r.plan.workload.seq, undefined, 'the tokens come from the video size');
+  assert.equal(JSON.parse(core.expandPipeline(JSON.stringify(r.plan), 0)).added, 0, 'twice adds nothing');
+  assert.match(JSON.parse(core.expandPipeline('{"workload":{},"instances":[]}', 0)).error.path, /^instances/);
+  // every pipeline option and the video size, through the form and back
+  const plans = [
+    { ...r.plan, workload: { mode: 'infer', batch: 1, frames: 49, height: 480, width: 720,
+      diffusion: { cfg: false, offload: 'model', vae_tiling: true, vae_slicing: true, offload_empty_cache: false, diffusers: '0.30' } } },
+    { ...r.plan, workload: { mode: 'infer', batch: 2, diffusion: { offload: 'sequential' } } },
+    { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 480, width: 720, diffusion: { precompute: true } },
+      instances: [{ model: { preset: 'ltx-video' }, finetune: { method: 'lora', lora: { r: 128, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } }, grad_ckpt: { every: 1 } }] },
+  ];
+  for (const [i, p] of plans.entries()) {
+    const { state, dropped, invalid } = planToState(p, presetType);
+    assert.deepEqual([invalid, dropped], [[], []], `plan ${i}`);
+    const text = JSON.stringify(p);
+    const est = JSON.parse(core.estimate(text));
+    assert.ok(!est.error, `plan ${i}: ${JSON.stringify(est.error)}`);
+    assert.equal(core.estimate(JSON.stringify(buildPlan(state, info))), core.estimate(text), `plan ${i}`);
+  }
+  // a bad option is named, not taken
+  const bad = planToState({ ...base, workload: { mode: 'infer', batch: 1, diffusion: { offload: 'gpu', turbo: true } } }, presetType);
+  assert.deepEqual(bad.invalid.sort(), ['workload.diffusion.offload', 'workload.diffusion.turbo']);
+});
+
 /** The GPU with the least headroom (the one suggestions are measured on). */
 function tightest(est) {
   let worst = null;
@@ -54,7 +88,7 @@ test('every example plan survives the form byte for byte', (t) => {
     const { state, dropped, invalid } = planToState(JSON.parse(text), presetType);
     assert.deepEqual(invalid, [], `${file}: the form holds every value`);
     assert.deepEqual(dropped, [], `${file}: the form has a control for every field`);
-    const rebuilt = JSON.stringify(buildPlan(state, { presetType }));
+    const rebuilt = JSON.stringify(buildPlan(state, info));
     assert.equal(core.estimate(rebuilt), core.estimate(text), `${file}: the form's plan estimates as the file does`);
   }
   t.diagnostic(`${examples.length} examples`);
@@ -82,7 +116,7 @@ test('precision fields (FSDP policy, ZeRO-3, autocast cache, framework bf16) sur
     const text = JSON.stringify(p);
     const est = JSON.parse(core.estimate(text));
     assert.ok(!est.error, `plan ${i}: ${JSON.stringify(est.error)}`);
-    assert.equal(core.estimate(JSON.stringify(buildPlan(state, { presetType }))), core.estimate(text), `plan ${i}`);
+    assert.equal(core.estimate(JSON.stringify(buildPlan(state, info))), core.estimate(text), `plan ${i}`);
   }
 });
 
@@ -99,7 +133,7 @@ test('"Apply" on each suggestion gives the estimate the core quoted for it', (t)
       const r = applySuggestion(state, s, { presetType, gpuCount });
       assert.deepEqual(r.skipped, [], `${name}: ${s.id} changes the form`);
       assert.deepEqual(r.applied, suggestionIds(s));
-      const after = JSON.parse(core.estimate(JSON.stringify(buildPlan(r.state, { presetType }))));
+      const after = JSON.parse(core.estimate(JSON.stringify(buildPlan(r.state, info))));
       assert.ok(!after.error, `${name}: ${s.id}: ${JSON.stringify(after.error)}`);
       assert.equal(tightest(after).peak_reserved_bytes, s.peak_reserved_bytes, `${name}: ${s.id} (${s.change})`);
       assert.equal(after.fits, s.fits, `${name}: ${s.id} fits as quoted`);

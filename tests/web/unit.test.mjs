@@ -528,3 +528,38 @@ test('FSDP version and mixed precision, ZeRO-3 sub-groups, autocast cache, edite
     'parallel.fsdp_mixed_precision.turbo', 'parallel.fsdp_version', 'parallel.grad_accum_dtype']);
   assert.deepEqual(bad.dropped, ['parallel.grad_accum_dtype'], 'a ZeRO field under FSDP');
 });
+
+test('a diffusion setup: the video size and pipeline options go to the plan, no sequence fields, and survive a link', async () => {
+  const info = { presetType, isPipelinePreset: (id) => id === 'cogvideox-5b' };
+  const s = setup((x, i) => {
+    i.model.preset = 'cogvideox-5b';
+    x.workload.mode = 'infer';
+    x.workload.batch = 1;
+    x.workload.frames = 17;
+    x.workload.height = 256;
+    x.workload.width = 256;
+    x.workload.diffusion.offload = 'sequential';
+    x.workload.diffusion.cfg = false;
+    x.workload.diffusion.precompute = true; // a training setting: not in an inference plan
+  });
+  assert.deepEqual(buildPlan(s, info).workload,
+    { mode: 'infer', batch: 1, frames: 17, height: 256, width: 256, diffusion: { cfg: false, offload: 'sequential' } });
+  // a component preset ("ID/vae") or a pasted diffusers config makes it a diffusion setup too
+  assert.ok(S.isDiffusionModel({ source: 'preset', preset: 'cogvideox-5b/vae' }, info.isPipelinePreset));
+  assert.ok(S.isDiffusionModel({ source: 'hf', hf: '{"_class_name":"WanTransformer3DModel"}' }));
+  assert.ok(!S.isDiffusionModel({ source: 'hf', hf: '{"model_type":"llama"}' }));
+  assert.ok(!S.isDiffusionModel({ source: 'hf', hf: 'not json' }));
+  // the same setup without the pipeline: the LLM fields as before, the video fields left out
+  const llm = structuredClone(s);
+  llm.instances[0].model.preset = 'llama-3.2-1b';
+  assert.deepEqual(buildPlan(llm, info).workload, { mode: 'infer', batch: 1, seq: 1024, new_tokens: 256, kv_dtype: 'bf16' });
+  // training: precompute, and no seq (the tokens come from the video size)
+  s.workload.mode = 'train';
+  assert.deepEqual(buildPlan(s, info).workload,
+    { mode: 'train', batch: 1, grad_accum: 1, frames: 17, height: 256, width: 256, diffusion: { precompute: true } });
+  // a share link keeps all of it; a link with a bad offload value reads the default
+  const back = await decodeShare(`#${await encodeShare(s)}`);
+  assert.deepEqual(back.state.workload, s.workload);
+  const bad = sanitize(DEFAULT_STATE, { workload: { diffusion: { offload: 'gpu', cfg: 'yes' }, frames: {} } });
+  assert.deepEqual([bad.workload.diffusion.offload, bad.workload.diffusion.cfg, bad.workload.frames], ['none', true, '']);
+});

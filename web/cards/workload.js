@@ -1,15 +1,17 @@
 // cards/workload.js: the Workload card: train or inference, micro-batch, sequence length,
-// gradient accumulation, prompt and generated tokens, KV-cache dtype, image size (ViT).
+// gradient accumulation, prompt and generated tokens, KV-cache dtype, image size (ViT); for a
+// diffusion pipeline the video size and the pipeline's options (their inputs are data-bind fields).
 import * as O from '../options.js';
 import * as S from '../setup.js';
 import { $, fillSelect, radio, setRadio, numVal } from '../fields.js';
-import { store, page, modelTypeOf } from '../store.js';
+import { store, page, modelTypeOf, isPipelinePreset } from '../store.js';
 
 const NUMBERS = [['batch', 'batch'], ['seq', 'seq'], ['grad_accum', 'grad-accum'], ['prompt', 'prompt'],
   ['new_tokens', 'new-tokens'], ['image_size', 'image-size']];
 
 export function build() {
   fillSelect($('kv-dtype'), O.KV_DTYPES);
+  fillSelect($('diff-offload'), O.DIFFUSION_OFFLOAD);
 }
 
 export function read(s) {
@@ -33,6 +35,7 @@ export function showVals(s) {
   return {
     mode: s.workload.mode,
     vit: s.instances.some((_, i) => modelTypeOf(i, s) === 'vit') ? 'yes' : 'no',
+    diffusion: S.isDiffusionSetup(s, isPipelinePreset) ? 'yes' : 'no',
   };
 }
 
@@ -45,6 +48,7 @@ function onModeChange(mode) {
   page.writeForm();
   page.scheduleEstimate();
   page.scheduleLinkUpdate();
+  page.expandPipelines(); // a pipeline's text encoders and VAE run in inference: the core adds them
 }
 
 export function wire() {
