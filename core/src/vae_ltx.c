@@ -136,6 +136,8 @@ static double res_peak(double elem, double T) {
 /* pixels covered by the tiles of one axis: tiles of `tile` every `stride` over n (tiled_decode, lines 1420-1424) */
 static int64_t tiles_span(int64_t n, int64_t tile, int64_t stride) {
     int64_t s = 0;
+    if (tile < 1) tile = 1; /* a compression wider than the tile (odd configs): one latent per tile */
+    if (stride < 1) stride = 1;
     for (int64_t i = 0; i < n; i += stride) s += n - i < tile ? n - i : tile;
     return s;
 }
