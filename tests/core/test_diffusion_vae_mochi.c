@@ -68,11 +68,11 @@ static void mochi_params(void **s) {
  *    = 170,403,840, conv 623,388,672 -> 1,246,777,344 B; tiles over latent rows 0-32, 24-32 (40 -> 320 px) and columns
  *    0-32, 24-48 (56 -> 448 px): 3 × 18 × 320 × 448 × 2 = 15,482,880 kept + 2 × 3 × 13 × 256 × 384 × 2 = 15,335,424
  *    -> 30,818,304;
- *  decode 163 × 480 × 848 untiled (the pipeline's default): 28 latent frames, T = 168; c·N = 128 × 168 × 480 × 848 =
+ *  decode 163 × 480 × 848 untiled (the longest video, 5.4 s at 30 fps): 28 latent frames, T = 168; c·N = 128 × 168 × 480 × 848 =
  *    8,752,988,160; pad 128 × 170 × 482 × 850 = 8,915,072,000 > 2^30: int(8,915,072,000 / 2^30) + 1 = 9 parts of
  *    ceil(170 / 9) = 19 frames (9 chunks), the 8 after the first copied with 2 more frames: 170 - 19 + 16 = 167
  *    frames × 128 × 482 × 850 = 8,757,747,200; conv 4 × 8,752,988,160 + 8,915,072,000 + 8,757,747,200 =
- *    52,684,771,840 -> 105,369,543,680 B (98.1 GiB: the reason the pipeline's docs enable tiling);
+ *    52,684,771,840 -> 105,369,543,680 B (98.1 GiB: why Mochi is decoded with tiling);
  *  encode 13 × 64 × 96 bf16: c·N = 64 × 13 × 64 × 96 = 5,111,808; pad 64 × 15 × 66 × 98 = 6,209,280; conv
  *    3 × 5,111,808 + 6,209,280 = 21,544,704 > norm 20,447,232 -> 43,089,408 B; the video 3 × 13 × 64 × 96 × 2 = 479,232. */
 static void mochi_peaks(void **s) {
