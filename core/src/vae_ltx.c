@@ -66,7 +66,7 @@ vp_status vp_vae_ltx_parse(const cJSON *c, const char *p, vp_arch *a, vp_error *
     }
     /* encoder (LTXVideoEncoder3d, lines 726-877): conv_in 3·p² -> boc[0] (line 779); down block i: lpb[i] resnets at its
      * input width, a stride-2 causal conv when sts[i] (lines 353-365), conv_out resnet in -> out when they differ
-     * (lines 367-377), out = boc[i+1] (boc[i] for the last, line 795); mid block lpb[n] resnets; norm_out RMSNorm without
+     * (lines 367-377), out = boc[i+1] (boc[i] for the last, line 794); mid block lpb[n] resnets; norm_out RMSNorm without
      * parameters; conv_out -> latent + 1 channels (line 833) */
     int64_t e = conv(cin * P * P, boc[0], 27), out = boc[0];
     for (int i = 0; i < n; i++) {
