@@ -12,7 +12,7 @@ typedef enum {
     /* transformers */
     VP_DC_COGVIDEOX, VP_DC_WAN, VP_DC_HUNYUAN, VP_DC_LTX, VP_DC_MOCHI, VP_DC_FLUX, VP_DC_SD3,
     /* VAEs */
-    VP_DC_VAE_COGVIDEOX, VP_DC_VAE_WAN, VP_DC_VAE_HUNYUAN, VP_DC_VAE_KL,
+    VP_DC_VAE_COGVIDEOX, VP_DC_VAE_WAN, VP_DC_VAE_HUNYUAN, VP_DC_VAE_LTX, VP_DC_VAE_MOCHI, VP_DC_VAE_KL,
     /* text encoders */
     VP_DC_T5_ENC, VP_DC_UMT5_ENC, VP_DC_CLIP_TEXT, VP_DC_LLAMA_ENC
 } vp_dclass;
@@ -33,6 +33,12 @@ void vp_diffusers_counts(const vp_arch *a, vp_param_counts *c);
 /* Per class (dit_params.c, vae.c, text_encoder.c). */
 vp_status vp_dit_parse(const struct cJSON *c, const char *p, int dclass, vp_arch *a, vp_error *err);
 vp_status vp_vae_parse(const struct cJSON *c, const char *p, int dclass, vp_arch *a, vp_error *err);
+vp_status vp_vae_ltx_parse(const struct cJSON *c, const char *p, vp_arch *a, vp_error *err);   /* vae_ltx.c */
+vp_status vp_vae_mochi_parse(const struct cJSON *c, const char *p, vp_arch *a, vp_error *err); /* vae_mochi.c */
+/* A list field of a VAE config (vae_config.c): up to max integers in lo..hi (boolean: true/false as 1/0) into out,
+ * their number into *n; absent or null leaves both unchanged. */
+vp_status vp_vae_list(const struct cJSON *c, const char *p, const char *key, int boolean, int64_t lo, int64_t hi,
+                      int64_t *out, int max, int *n, vp_error *err);
 vp_status vp_text_encoder_parse(const struct cJSON *c, const char *p, int dclass, vp_arch *a, vp_error *err);
 
 /* A pipeline's model_index.json: its class and, per component, the class it names. */
@@ -71,6 +77,7 @@ typedef struct {
     int64_t chunk_frames; /* pixel frames one decoder call holds */
     int64_t tile_h, tile_w; /* pixels of one tile (= full size without tiling) */
     int level;          /* decoder level where the peak sits (0 = full resolution) */
+    double tensor_bytes; /* one feature map at the peak (the size of the temporaries; 0: not given) */
     char where[96];
 } vp_vae_peak;
 /* workload.diffusion.diffusers: "current" (commit 58eb52c0) or "0.30" (v0.30.1-v0.30.3 and main from PR #9150,
@@ -81,5 +88,14 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
                         int tiling, int slicing, int version, vp_vae_peak *out);
 void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
                         int tiling, int slicing, vp_vae_peak *out);
+/* the same for AutoencoderKLLTXVideo (vae_ltx.c) and AutoencoderKLMochi (vae_mochi.c), which vp_vae_*_peak call */
+void vp_vae_ltx_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
+                            int tiling, int slicing, vp_vae_peak *out);
+void vp_vae_ltx_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
+                            int tiling, int slicing, vp_vae_peak *out);
+void vp_vae_mochi_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
+                              double elem, int tiling, int slicing, vp_vae_peak *out);
+void vp_vae_mochi_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
+                              double elem, int tiling, int slicing, vp_vae_peak *out);
 
 #endif

@@ -22,6 +22,8 @@ static const struct {
     {"AutoencoderKLCogVideoX", VP_DC_VAE_COGVIDEOX},
     {"AutoencoderKLWan", VP_DC_VAE_WAN},
     {"AutoencoderKLHunyuanVideo", VP_DC_VAE_HUNYUAN},
+    {"AutoencoderKLLTXVideo", VP_DC_VAE_LTX},
+    {"AutoencoderKLMochi", VP_DC_VAE_MOCHI},
     {"AutoencoderKL", VP_DC_VAE_KL},
     {"T5EncoderModel", VP_DC_T5_ENC},
     {"UMT5EncoderModel", VP_DC_UMT5_ENC},
@@ -72,7 +74,7 @@ vp_status vp_arch_from_diffusers(const cJSON *c, const char *p, vp_arch *a, vp_e
                        "%s \"%s\" is not supported (diffusers: CogVideoXTransformer3DModel, WanTransformer3DModel, "
                        "HunyuanVideoTransformer3DModel, LTXVideoTransformer3DModel, MochiTransformer3DModel, "
                        "FluxTransformer2DModel, SD3Transformer2DModel, AutoencoderKLCogVideoX, AutoencoderKLWan, "
-                       "AutoencoderKLHunyuanVideo, AutoencoderKL)",
+                       "AutoencoderKLHunyuanVideo, AutoencoderKLLTXVideo, AutoencoderKLMochi, AutoencoderKL)",
                        path, shown);
     }
     a->dclass = dc;

@@ -83,6 +83,7 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
         /* the decode's tensors: full-resolution feature maps of the widest channel count at that level */
         int64_t ch = a->d.ch[a->d.levels > 1 ? 1 : 0];
         double one = (double)ch * (double)pk.chunk_frames * (double)pk.tile_h * (double)pk.tile_w * adt;
+        if (pk.tensor_bytes > 0) one = pk.tensor_bytes; /* the class gives its feature map (vae_ltx.c, vae_mochi.c) */
         int32_t out = vp_ev_alloc(e, (int64_t)(pk.out_bytes / 2.0));
         if (one > 0) {
             int k = (int)(pk.bytes / one);

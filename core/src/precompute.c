@@ -115,7 +115,8 @@ void vp_events_precompute(const vp_plan *plan, const vp_inst_calc *cs, int n, vp
             vp_vae_encode_peak(a, plan->batch, f, h, w, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
             int32_t video = vp_ev_alloc(e, (int64_t)pk.out_bytes); /* the video moved to the GPU by prepare_latents */
             int64_t c0 = a->dclass == VP_DC_VAE_WAN ? a->d.ch[1] : a->d.ch[0];
-            burst(e, pk.bytes, (double)c0 * (double)pk.chunk_frames * (double)pk.tile_h * (double)pk.tile_w * adt);
+            double one = (double)c0 * (double)pk.chunk_frames * (double)pk.tile_h * (double)pk.tile_w * adt;
+            burst(e, pk.bytes, pk.tensor_bytes > 0 ? pk.tensor_bytes : one); /* vae_ltx.c / vae_mochi.c give theirs */
             vp_ev_free(e, video);
         }
         /* _delete_components(): free_memory() empties the cache while the components are still held */

@@ -4,7 +4,8 @@
  *   autoencoder_kl.py AutoencoderKL + vae.py Encoder/Decoder (2-D: FLUX, SD3),
  *   autoencoder_kl_cogvideox.py AutoencoderKLCogVideoX (causal 3-D convs, SpatialNorm3D decoder),
  *   autoencoder_kl_hunyuan_video.py AutoencoderKLHunyuanVideo (causal 3-D convs, causal-masked mid attention),
- *   autoencoder_kl_wan.py AutoencoderKLWan (causal 3-D convs, RMS norms, one latent frame per call). */
+ *   autoencoder_kl_wan.py AutoencoderKLWan (causal 3-D convs, RMS norms, one latent frame per call);
+ *   AutoencoderKLLTXVideo and AutoencoderKLMochi are in vae_ltx.c and vae_mochi.c, dispatched from here. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,6 +117,8 @@ static vp_status read_channels(const cJSON *c, const char *p, const char *key, v
 
 vp_status vp_vae_parse(const cJSON *c, const char *p, int dclass, vp_arch *a, vp_error *err) {
     vp_status st;
+    if (dclass == VP_DC_VAE_LTX) return vp_vae_ltx_parse(c, p, a, err);
+    if (dclass == VP_DC_VAE_MOCHI) return vp_vae_mochi_parse(c, p, a, err);
     a->kind = VP_KIND_DIT;
     vp_strlcpy(a->model_type, dclass == VP_DC_VAE_KL ? "vae_kl" : dclass == VP_DC_VAE_WAN ? "vae_wan"
                               : dclass == VP_DC_VAE_HUNYUAN ? "vae_hunyuanvideo" : "vae_cogvideox", sizeof a->model_type);
@@ -346,6 +349,14 @@ static void chunk_shape(const vp_arch *a, int64_t frames, int64_t *lat_chunk, in
 
 void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
                         int tiling, int slicing, int version, vp_vae_peak *o) {
+    if (a->dclass == VP_DC_VAE_LTX) {
+        vp_vae_ltx_decode_peak(a, batch, frames, height, width, elem, tiling, slicing, o);
+        return;
+    }
+    if (a->dclass == VP_DC_VAE_MOCHI) {
+        vp_vae_mochi_decode_peak(a, batch, frames, height, width, elem, tiling, slicing, o);
+        return;
+    }
     memset(o, 0, sizeof *o);
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch;
@@ -409,6 +420,14 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
 
 void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
                         int tiling, int slicing, vp_vae_peak *o) {
+    if (a->dclass == VP_DC_VAE_LTX) {
+        vp_vae_ltx_encode_peak(a, batch, frames, height, width, elem, tiling, slicing, o);
+        return;
+    }
+    if (a->dclass == VP_DC_VAE_MOCHI) {
+        vp_vae_mochi_encode_peak(a, batch, frames, height, width, elem, tiling, slicing, o);
+        return;
+    }
     memset(o, 0, sizeof *o);
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch;

@@ -1,0 +1,139 @@
+/* test_diffusion_vae_ltx.c: AutoencoderKLLTXVideo (core/src/vae_ltx.c; diffusers autoencoder_kl_ltx.py at 58eb52c0).
+ * Group diffusion_vae_ltx: the exact parameter count of LTX-Video 0.9.0's VAE worked by hand and checked against the
+ * released weight file's size, and hand-worked encode / decode peaks at small shapes, with and without tiling. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diffusers.h"
+#include "plan.h"
+#include "vp_test.h"
+
+static vp_arch arch_of(const char *preset) {
+    vp_error err;
+    const char *plan = t_plan1("{\"mode\":\"infer\",\"batch\":1}",
+                               t_fmt("{\"name\":\"c\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"activations\":\"no_grad\"}", preset));
+    vp_plan *p = vp_plan_from_json(plan, t_registry(), &err);
+    assert_non_null(p);
+    vp_arch a = p->inst[0].arch;
+    vp_plan_free(p);
+    return a;
+}
+
+/* LTX-Video 0.9.0 vae/config.json (block_out_channels 128, 256, 512, 512; layers_per_block 4, 3, 3, 3, 4; scaling
+ * T, T, T, F; patch 4; latent 128; the decoder lists default to the same). conv(i, o, k) = i·o·k + o; a resnet c -> c is
+ * 2·conv(c, c, 27) (RMSNorms without parameters): 128: 884,992; 256: 3,539,456; 512: 14,156,800; a resnet i -> o adds
+ * LayerNorm(i) 2i and a 1x1x1 shortcut: 128 -> 256: 884,992 + 1,769,728 + 256 + 33,024 = 2,688,000;
+ * 256 -> 512: 3,539,456 + 7,078,400 + 512 + 131,584 = 10,749,952; 512 -> 256: 3,539,200 + 1,769,728 + 1,024 + 131,328
+ * = 5,441,280; 256 -> 128: 884,864 + 442,496 + 512 + 32,896 = 1,360,768.
+ * Encoder: conv_in 48·128·27 + 128 = 166,016
+ *   block 0: 4 × 884,992 + stride-2 conv 442,496 + conv_out 2,688,000              =  6,670,464
+ *   block 1: 3 × 3,539,456 + 1,769,728 + 10,749,952                                = 23,138,048
+ *   block 2: 3 × 14,156,800 + 7,078,400                                            = 49,548,800
+ *   block 3: 3 × 14,156,800 (no scaling)                                           = 42,470,400
+ *   mid 4 × 14,156,800 = 56,627,200; conv_out 512·129·27 + 129 = 1,783,425           -> 180,404,353
+ * Decoder: conv_in 128·512·27 + 512 = 1,769,984; mid 56,627,200;
+ *   up 0: 3 × 14,156,800                                                           = 42,470,400
+ *   up 1: upsampler conv 512 -> 4096: 56,623,104 + 4,096 = 56,627,200, + 42,470,400  = 99,097,600
+ *   up 2: 5,441,280 + conv 256 -> 2048 (14,155,776 + 2,048) + 3 × 3,539,456          = 30,217,472
+ *   up 3: 1,360,768 + conv 128 -> 1024 (3,538,944 + 1,024) + 4 × 884,992             =  8,440,704
+ *   conv_out 128·48·27 + 48 = 165,936                                               -> 238,789,296
+ * Total 419,193,649. Independent: the released Lightricks/LTX-Video vae/diffusion_pytorch_model.safetensors (fp32,
+ * revision 8984fa25, whose size a public repository pins: 1,676,798,532 B) = 8 B + a 22,904 B header (190 tensors:
+ * the 188 parameters and the latents_mean / latents_std buffers of 128) + 4 × (419,193,649 + 256). */
+static void ltx_params(void **s) {
+    (void)s;
+    const cJSON *e = t_estimate_json(t_plan1("{\"mode\":\"infer\",\"batch\":1}",
+                                             "{\"name\":\"c\",\"role\":\"reference\",\"model\":{\"preset\":\"ltx-video/vae\"},"
+                                             "\"precision\":\"bf16\",\"activations\":\"no_grad\"}"));
+    assert_u64_equal(t_json_params_total(e, 0), 419193649ULL);
+    assert_u64_equal((1676798532ULL - 8 - 22904) / 4 - 256, 419193649ULL);
+    vp_arch a = arch_of("ltx-video/vae");
+    assert_u64_equal((uint64_t)a.d.embed, 180404353ULL);
+    assert_u64_equal((uint64_t)a.d.blocks_total, 238789296ULL);
+    assert_int_equal(a.d.spatial, 32); /* patch 4 × 2³ */
+    assert_int_equal(a.d.temporal, 8);
+    /* 0.9.1+ options are refused with the field named */
+    t_expect_error(t_plan1("{\"mode\":\"infer\",\"batch\":1}",
+                           t_hf_instance("{\"_class_name\":\"AutoencoderKLLTXVideo\",\"timestep_conditioning\":true}", "")),
+                   VP_ERR_UNSUPPORTED, "instances[0].model.hf_config.timestep_conditioning");
+    t_expect_error(t_plan1("{\"mode\":\"infer\",\"batch\":1}",
+                           t_hf_instance("{\"_class_name\":\"AutoencoderKLLTXVideo\",\"layers_per_block\":[4,3,3]}", "")),
+                   VP_ERR_FIELD, "instances[0].model.hf_config.layers_per_block");
+}
+
+/* Peaks (vae_ltx.c): a resnet at the full-resolution level, 128 channels over frames × (h / 4) × (w / 4) positions.
+ * Per channel and position, bf16: norm2 holds the block input and conv1's output (2 × 2 B) and RMSNorm's fp32 copy and
+ * its square (2 × 4 B) = 12 B; the convs hold 2 B × (4 + 4 / T) (input, SiLU, the 2 padding frames and their
+ * concatenation, output) = 8.9 B at T = 9: 12 B wins. fp32: 12 B (the cast is a no-op) against 4 × (4 + 4/9) = 17.78 B.
+ *  decode 9 × 64 × 96, bf16: 2 latent frames -> T = (2 - 1) · 8 + 1 = 9; N = 9 × 16 × 24 = 3,456;
+ *    12 × 128 × 3,456 = 5,308,416 B; out: conv_out's output and its unpatchified copy 2 × 3 × 9 × 64 × 96 × 2 = 663,552;
+ *    fp32: 128 × 3,456 × 4 × (4 + 4/9) = 442,368 × 17.78 = 7,864,320 B;
+ *  decode 9 × 512 × 768: untiled N = 9 × 128 × 192 = 221,184 -> 12 × 128 × 221,184 = 339,738,624 B; tiled (the latents
+ *    are 24 wide > 16): 512 × 512 tiles, N = 9 × 128 × 128 = 147,456 -> 226,492,416 B; the tiles cover latent rows
+ *    0-16 and 14-16 (16 + 2 = 18 -> 576 px) and columns 0-16, 14-24 (16 + 10 = 26 -> 832 px): 3 × 9 × 576 × 832 × 2 =
+ *    25,878,528 B kept, plus the row and final concatenations 2 × 3 × 9 × 512 × 768 × 2 = 42,467,328 -> 68,345,856;
+ *  encode 9 × 64 × 96, bf16: the first down block at 128 ch over 9 × 16 × 24 = 5,308,416 B; the input video
+ *    3 × 9 × 64 × 96 × 2 = 331,776. Slicing: batch 2 sliced = batch 1. */
+static void ltx_peaks(void **s) {
+    (void)s;
+    vp_arch a = arch_of("ltx-video/vae");
+    vp_vae_peak pk;
+    vp_vae_decode_peak(&a, 1, 9, 64, 96, 2.0, 0, 0, 0, &pk);
+    assert_int_equal(pk.chunk_frames, 9);
+    assert_u64_equal((uint64_t)pk.bytes, 5308416ULL);
+    assert_u64_equal((uint64_t)pk.out_bytes, 663552ULL);
+    assert_u64_equal((uint64_t)pk.tensor_bytes, 128ULL * 3456 * 2);
+    vp_vae_decode_peak(&a, 1, 9, 64, 96, 4.0, 0, 0, 0, &pk);
+    assert_u64_equal((uint64_t)llround(pk.bytes), 7864320ULL);
+    vp_vae_decode_peak(&a, 1, 9, 512, 768, 2.0, 0, 0, 0, &pk);
+    assert_u64_equal((uint64_t)pk.bytes, 339738624ULL);
+    vp_vae_decode_peak(&a, 1, 9, 512, 768, 2.0, 1, 0, 0, &pk);
+    assert_int_equal(pk.tile_h, 512);
+    assert_int_equal(pk.tile_w, 512);
+    assert_u64_equal((uint64_t)pk.bytes, 226492416ULL);
+    assert_u64_equal((uint64_t)pk.out_bytes, 68345856ULL);
+    vp_vae_encode_peak(&a, 1, 9, 64, 96, 2.0, 0, 0, &pk);
+    assert_u64_equal((uint64_t)pk.bytes, 5308416ULL);
+    assert_u64_equal((uint64_t)pk.out_bytes, 331776ULL);
+    vp_vae_peak two;
+    vp_vae_encode_peak(&a, 2, 9, 64, 96, 2.0, 0, 1, &two);
+    assert_true(two.bytes == pk.bytes);
+}
+
+/* finetrainers' LTX-Video LoRA log (README at 2da8cb5, 21 Dec 2024; --enable_slicing --enable_tiling, 49x512x768,
+ * bf16): "after precomputing latents" max_memory_allocated 11.155 GiB: T5-XXL 4,762,310,656 × 2 B = 8.871 GiB, the
+ * cuBLAS workspace 0.031, the VAE 419,193,649 × 2 B = 0.781, the video 3 × 49 × 512 × 768 × 2 B = 0.108 and the first
+ * 512 × 512 tile's encode 12 × 128 × 49 × 128 × 128 = 1,233,125,376 B = 1.148: 10.94 GiB (-1.9%; what is missing may be
+ * cuDNN's Conv3d workspace, not modelled). The phase is listed and its peak reset, as finetrainers resets it. */
+static void ltx_precompute_phase(void **s) {
+    (void)s;
+    const char *inst =
+        "{\"name\":\"transformer\",\"model\":{\"preset\":\"ltx-video\"},\"precision\":\"bf16\",\"finetune\":{\"method\":\"lora\","
+        "\"lora\":{\"r\":128,\"dtype\":\"bf16\",\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}},\"grad_ckpt\":true,"
+        "\"optimizer\":{\"name\":\"adamw\"}},"
+        "{\"name\":\"text_encoder\",\"role\":\"reference\",\"model\":{\"preset\":\"ltx-video/text_encoder\"},\"precision\":\"bf16\","
+        "\"activations\":\"no_grad\"},"
+        "{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"ltx-video/vae\"},\"precision\":\"bf16\",\"activations\":\"no_grad\"}";
+    const vp_estimate *e = t_estimate(t_plan(
+        "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,"
+        "\"diffusion\":{\"precompute\":true,\"vae_tiling\":true,\"vae_slicing\":true}}",
+        inst, "{\"gpu\":\"h100-sxm-80gb\",\"count\":1}"));
+    const vp_device *d = &e->devices[0];
+    double got = -1;
+    for (int k = 0; k < d->n_phases; k++)
+        if (!strcmp(d->phases[k].name, "precompute_latents")) got = (double)d->phases[k].alloc_bytes / 1073741824.0;
+    print_message("precompute_latents: %.3f GiB (finetrainers log 11.155)\n", got);
+    assert_true(got > 0.95 * 11.155 && got < 1.05 * 11.155);
+    /* the VAE is not resident in the training step: precomputed latents */
+    assert_u64_equal(t_component(e, 0, "weights", "vae"), 0);
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ltx_params),
+        cmocka_unit_test(ltx_peaks),
+        cmocka_unit_test(ltx_precompute_phase),
+    };
+    return T_RUN("diffusion_vae_ltx", tests, argc, argv);
+}
