@@ -362,6 +362,27 @@ static const char *pipeline_instances(const char *id, const char *prec, int te, 
     return t_fmt("%s,%s", s, t_fmt(fmt, "vae", id, "/vae", prec));
 }
 
+/* transformers keeps T5's wo in fp32 when the encoder is loaded with torch_dtype=torch.float16
+ * (T5PreTrainedModel / UMT5PreTrainedModel _keep_in_fp32_modules = ["wo"]; modeling_utils.py applies it for float16
+ * only): T5-v1.1-XXL has 24 blocks of wo = Linear(10240, 4096), 24 × 10240 × 4096 = 1,006,632,960 params at 4 B:
+ *   fp16: (4,762,310,656 - 1,006,632,960) × 2 + 1,006,632,960 × 4 = 9,524,621,312 + 2,013,265,920 = 11,537,887,232 B
+ *   bf16: 4,762,310,656 × 2 = 9,524,621,312 B (no upcast)
+ * the same for UMT5-XXL (Wan): 5,680,910,336 × 2 + 2,013,265,920 = 13,375,086,592 B in fp16. */
+static void t5_wo_fp32(void **s) {
+    (void)s;
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720}";
+    const char *fmt = "{\"name\":\"text_encoder\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"precision\":\"%s\","
+                      "\"activations\":\"no_grad\"}";
+    const vp_estimate *h = t_estimate(t_plan(wl, t_fmt(fmt, "cogvideox-2b/text_encoder", "fp16"), NULL));
+    assert_u64_equal(t_component(h, 0, "weights", "text_encoder"), 11537887232ULL);
+    const vp_estimate *b = t_estimate(t_plan(wl, t_fmt(fmt, "cogvideox-2b/text_encoder", "bf16"), NULL));
+    assert_u64_equal(t_component(b, 0, "weights", "text_encoder"), 9524621312ULL);
+    const vp_estimate *u = t_estimate(t_plan(wl, t_fmt(fmt, "wan2.1-t2v-14b/text_encoder", "fp16"), NULL));
+    assert_u64_equal(t_component(u, 0, "weights", "text_encoder"), 13375086592ULL);
+    /* the replay allocates the same bytes: the text encoder's phase peak holds them */
+    assert_true(h->devices[0].peak_alloc_bytes >= 11537887232ULL);
+}
+
 /* Classifier-free guidance: CogVideoXPipeline concatenates [uncond, cond] latents, so the transformer's step
  * temporaries double (17,776 tokens × 2); WanPipeline runs a second transformer call instead, so they do not. */
 static void cfg_doubling(void **s) {
@@ -678,7 +699,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bad_configs),  cmocka_unit_test(model_index),
     };
     const struct CMUnitTest workload[] = {
-        cmocka_unit_test(tokens),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(cfg_doubling),
+        cmocka_unit_test(tokens),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
         cmocka_unit_test(offload_modes), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(precompute_phase),
         cmocka_unit_test(unlearning_scenario),
     };
