@@ -662,8 +662,8 @@ static void published_misses(void **s) {
          pipeline_instances("hunyuanvideo", "bf16", 1, 1, 0), "smi", 60.0, 0, 1},
         /* THUDM README of 27 Aug 2024 (6d7f6e8, diffusers 0.30.1): CogVideoX-2b FP16 with enable_model_cpu_offload and
          * vae.enable_tiling, "12.5GB*" (nvidia-smi). 14.48 GiB (+24.3%) with accelerate 0.33 and T5's fp32 wo (t5_wo_fp32):
-         * T5's 10.75 GiB of freed segments stay cached and the transformer step's 131-521 MiB temporaries and the tiles'
-         * tensors fit none of T5's blocks (at most 160 MiB), so they take new segments. With the cache emptied at the hooks
+         * T5's 10.75 GiB of freed segments stay cached and the transformer step's 130-521 MiB temporaries and the tiles'
+         * tensors fit few of T5's blocks (32-160 MiB, one 251 MiB embedding), so they take new segments. With the cache emptied at the hooks
          * (accelerate main after PR #2994, which the README's requirements.txt "suggests") the peak is T5's own phase:
          * 10.85 GiB reserved, 11.60 GiB smi (-0.3%); but the 5b row of the same table then falls to -27%, so the setting is
          * not chosen per row and the pair stays unexplained (docs/diffusion.md). Before the wo mechanism: 13.24 GiB
