@@ -52,9 +52,10 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w) {
      * (cls._keep_in_fp32_modules is not None) and ((torch_dtype == torch.float16) or hasattr(hf_quantizer,
      * "use_keep_in_fp32_modules"))): T5PreTrainedModel and UMT5PreTrainedModel list ["wo"], the FFN output
      * Linear of every block, so a T5-XXL encoder loaded in fp16 holds its 24 × 10240 × 4096 wo weights at 4 B
-     * (bf16 loads leave them bf16) */
+     * (bf16 loads leave them bf16). Pure fp16 only: the fp16_master recipes (DeepSpeed's fp16 engine, Megatron --fp16)
+     * convert the whole module with .half() */
     w->fp32_keep_params = 0;
-    if (in->arch.d.fp32_keep > 0 && vp_param_dtype(in) == VP_DT_FP16 && in->quant == VP_QUANT_NONE) {
+    if (in->arch.d.fp32_keep > 0 && in->precision == VP_PREC_FP16 && in->quant == VP_QUANT_NONE) {
         w->fp32_keep_params = in->arch.d.fp32_keep;
         w->base_bytes += in->arch.d.fp32_keep * (4 - pb);
     }
