@@ -92,6 +92,8 @@ typedef struct {
         int64_t params, buffers;            /* exact parameters; persistent buffers saved with them */
         int64_t embed, other, blocks_total, per_block, final_norm, linear, largest_tensor;
         int64_t blocks2;                    /* second stack (flux / hunyuan single-stream blocks) */
+        int64_t fp32_keep;                  /* params transformers keeps in fp32 under torch_dtype=float16
+                                             * (_keep_in_fp32_modules: T5 / UMT5 "wo") */
         int64_t patch_t, spatial, temporal; /* temporal patch; the pipeline VAE's compression */
         int64_t text_len, text_dim;         /* text tokens the pipeline encodes; their width */
         int joint;                          /* text tokens join the attention sequence */

@@ -17,7 +17,7 @@ void vp_ev_component_weights(const vp_inst_calc *c, vp_events *e, vp_tensors *t)
     double b = (double)vp_dtype_bytes(vp_param_dtype(c->in));
     int64_t h = a->hidden, f = a->inter;
     int64_t sizes[16];
-    int n = 0;
+    int n = 0, wo = -1; /* wo: the index of T5's FFN output Linear among sizes */
     int64_t blocks = a->layers + a->d.blocks2;
     if (VP_DC_IS_DIT(a->dclass)) {
         int dual = a->dclass == VP_DC_FLUX || a->dclass == VP_DC_HUNYUAN || a->dclass == VP_DC_SD3 || a->dclass == VP_DC_MOCHI;
@@ -31,6 +31,7 @@ void vp_ev_component_weights(const vp_inst_calc *c, vp_events *e, vp_tensors *t)
         for (int i = 0; i < 4; i++) sizes[n++] = h * inner;
         sizes[n++] = h * f;
         if (a->mlp == VP_MLP_GEGLU) sizes[n++] = h * f;
+        wo = n;
         sizes[n++] = f * h;
     } else if (a->dclass == VP_DC_LLAMA_ENC) {
         int64_t q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
@@ -44,8 +45,10 @@ void vp_ev_component_weights(const vp_inst_calc *c, vp_events *e, vp_tensors *t)
     int64_t listed = 0;
     for (int i = 0; i < n; i++) listed += sizes[i];
     if (listed > per) n = 0, listed = 0; /* shapes that do not add up: one tensor per block */
+    /* T5's wo stays fp32 when transformers loads the encoder in float16 (_keep_in_fp32_modules, weights.c) */
+    double wo_b = c->w.fp32_keep_params > 0 ? 4.0 : b;
     for (int64_t k = 0; k < blocks; k++) {
-        for (int i = 0; i < n; i++) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)sizes[i] * b)));
+        for (int i = 0; i < n; i++) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)sizes[i] * (i == wo ? wo_b : b))));
         if (per > listed) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)(per - listed) * b)));
     }
     int64_t rest = a->d.params - per * blocks;

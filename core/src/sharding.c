@@ -204,6 +204,13 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
         vp_fmt_count(no, sizeof no, (double)(w->base_params - w->mxfp4_params) * frac);
         term(&ds->weights, (int64_t)wbytes, "%s MXFP4 expert params × 17/32 B (4-bit values + an 8-bit scale per 32: "
              "4.25 bits) + %s others%s × %d B %s", nm, no, where, pb, vp_dtype_name(vp_param_dtype(in)));
+    } else if (w->fp32_keep_params > 0) {
+        /* weights.c: transformers keeps T5's wo in fp32 when the model is loaded in float16 */
+        char nk[24], no[24];
+        vp_fmt_count(nk, sizeof nk, (double)w->fp32_keep_params * frac);
+        vp_fmt_count(no, sizeof no, (double)(w->base_params - w->fp32_keep_params) * frac);
+        term(&ds->weights, (int64_t)wbytes, "%s params%s × %d B %s + %s wo params × 4 B fp32 (_keep_in_fp32_modules)", no,
+             where, pb, vp_dtype_name(vp_param_dtype(in)), nk);
     } else {
         term(&ds->weights, (int64_t)wbytes, "%s params%s × %d B %s", np, where, pb, vp_dtype_name(vp_param_dtype(in)));
     }

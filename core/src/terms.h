@@ -22,6 +22,7 @@ typedef struct {
     int64_t base_bytes;        /* resident bytes of the model's own weights (quantized if asked) */
     int64_t quant_const_bytes; /* absmax / scale constants of quantized weights */
     int64_t mxfp4_params;      /* of base_params: gpt-oss experts kept in MXFP4 (17/32 B each), 0 if none */
+    int64_t fp32_keep_params;  /* of base_params: kept in fp32 by transformers under float16 (T5 wo), 0 if none */
     int64_t adapter_bytes;     /* adapter weights */
     int64_t grad_bytes;        /* .grad tensors after backward */
     vp_dtype grad_dtype;

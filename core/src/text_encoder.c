@@ -41,6 +41,9 @@ vp_status vp_text_encoder_parse(const cJSON *c, const char *p, int dclass, vp_ar
         params = embed + L * per_block + other;
         a->d.linear = L * (4 * h * inner + (gated ? 3 : 2) * h * f);
         a->d.largest_tensor = vocab * h;
+        /* T5PreTrainedModel / UMT5PreTrainedModel: _keep_in_fp32_modules = ["wo"], the Linear(d_ff, d_model,
+         * bias=False) of T5DenseActDense / T5DenseGatedActDense in every block (weights.c) */
+        a->d.fp32_keep = L * f * h;
     } else if (dclass == VP_DC_CLIP_TEXT) {
         vp_strlcpy(a->model_type, "clip_text", sizeof a->model_type);
         a->norm = VP_NORM_LAYER;

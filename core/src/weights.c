@@ -47,6 +47,18 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w) {
         w->mxfp4_params = in->arch.mxfp4_params;
         w->base_bytes -= in->arch.mxfp4_params * pb - in->arch.mxfp4_params * 17 / 32;
     }
+    /* transformers' from_pretrained(torch_dtype=torch.float16) keeps the modules a class lists in
+     * _keep_in_fp32_modules in fp32 (modeling_utils.py, 4.3x-4.4x: use_keep_in_fp32_modules =
+     * (cls._keep_in_fp32_modules is not None) and ((torch_dtype == torch.float16) or hasattr(hf_quantizer,
+     * "use_keep_in_fp32_modules"))): T5PreTrainedModel and UMT5PreTrainedModel list ["wo"], the FFN output
+     * Linear of every block, so a T5-XXL encoder loaded in fp16 holds its 24 × 10240 × 4096 wo weights at 4 B
+     * (bf16 loads leave them bf16). Pure fp16 only: the fp16_master recipes (DeepSpeed's fp16 engine, Megatron --fp16)
+     * convert the whole module with .half() */
+    w->fp32_keep_params = 0;
+    if (in->arch.d.fp32_keep > 0 && in->precision == VP_PREC_FP16 && in->quant == VP_QUANT_NONE) {
+        w->fp32_keep_params = in->arch.d.fp32_keep;
+        w->base_bytes += in->arch.d.fp32_keep * (4 - pb);
+    }
     w->quant_const_bytes = (int64_t)((double)quantized * qconst);
     w->adapter_bytes = w->adapter_params * vp_dtype_bytes(in->lora_dtype);
     if (in->ft == VP_FT_ADAPTER) w->adapter_bytes = w->adapter_params * pb;
