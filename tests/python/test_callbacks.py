@@ -80,6 +80,11 @@ def test_trainer_deepspeed_and_fsdp(tmp_path):
         assert plan["parallel"] == {"framework": "deepspeed", "zero": 2, "offload_optimizer": True, "dp": 2}
         assert plan["hardware"] == {"count": 2}
         assert plan["instances"][0]["precision"] == "bf16_master"
+    # fp16=True with "fp16": {"enabled": "auto"}: DeepSpeed's fp16 mode, fp16 weights over the fp32 master
+    ds16 = {"zero_optimization": {"stage": 3}, "fp16": {"enabled": "auto"}}
+    plan = plan_from_trainer(TrainingArguments(fp16=True, deepspeed=ds16, world_size=2), model, seq=256)
+    assert plan["instances"][0]["precision"] == "fp16_master"
+    assert vramplan.estimate(plan)["fits"] in (True, False)
     plan = plan_from_trainer(TrainingArguments(fsdp="full_shard auto_wrap offload", world_size=4), model, seq=256)
     assert plan["parallel"] == {"framework": "fsdp", "fsdp": "full_shard", "offload_params": True,
                                 "offload_optimizer": True, "dp": 4}
@@ -193,6 +198,8 @@ def test_lightning_precision_and_strategy():
     plan = plan_from_lightning(LightningTrainer(precision="bf16-mixed", strategy=ds, world_size=8), lit, batch=1, seq=64)
     assert plan["parallel"] == {"framework": "deepspeed", "zero": 3, "offload_params": True, "dp": 8}
     assert plan["instances"][0]["precision"] == "bf16_master"
+    plan = plan_from_lightning(LightningTrainer(precision="16-mixed", strategy=ds, world_size=8), lit, batch=1, seq=64)
+    assert plan["instances"][0]["precision"] == "fp16_master"
     with pytest.raises(ValueError, match="precision"):
         plan_from_lightning(LightningTrainer(precision="64-true"), lit, batch=1, seq=64)
 

@@ -54,7 +54,11 @@ def _strategy(trainer, precision):
         cfg = getattr(st, "config", None) or {}
         par = deepspeed_parallel(cfg)
         # Lightning's DeepSpeed precision casts the module to 16-bit; DeepSpeed keeps fp32 master weights
-        if precision in ("amp_bf16", "amp_fp16", "bf16", "fp16") or deepspeed_bf16(cfg, None):
+        # (its "fp16" section: fp16 weights and loss scaling, the same fp32 master)
+        mode = deepspeed_bf16(cfg, None)
+        if precision in ("amp_fp16", "fp16") or mode == "fp16":
+            precision = "fp16_master"
+        elif precision in ("amp_bf16", "bf16") or mode == "bf16":
             precision = "bf16_master"
         return par, precision
     if "FSDP" in kind:

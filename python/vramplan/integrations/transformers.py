@@ -12,7 +12,7 @@ TrainingArguments (transformers training_args.py):
   per_device_train_batch_size -> workload.batch      gradient_accumulation_steps -> workload.grad_accum
   bf16 / fp16 -> precision (autocast over fp32 weights: amp_bf16 / amp_fp16; over 16-bit weights: bf16 / fp16)
   gradient_checkpointing -> grad_ckpt every 1          optim -> optimizer (OptimizerNames)
-  deepspeed (dict or JSON path) -> parallel.zero, offload_optimizer, offload_params; bf16_master
+  deepspeed (dict or JSON path) -> parallel.zero, offload_optimizer, offload_params; bf16_master / fp16_master
   fsdp ("full_shard auto_wrap offload" or a list of FSDPOption) -> parallel.fsdp, offload
   world_size -> parallel.dp and hardware.count          local_rank -> the CUDA device checked
 and from the model: its config, dtypes, trainable parameters and PEFT adapters (plan_from_model).
@@ -66,8 +66,9 @@ def plan_from_trainer(args, model, *, seq, optimizer=None, gpu=None, lora=None, 
     if ds is not None:
         parallel = deepspeed_parallel(ds)
         # DeepSpeed's bf16/fp16 modes keep 16-bit weights and an fp32 master copy with the fp32 states
-        if deepspeed_bf16(ds, "bf16" if bf16 else "fp16" if fp16 else None):
-            precision = "bf16_master"
+        mode = deepspeed_bf16(ds, "bf16" if bf16 else "fp16" if fp16 else None)
+        if mode:
+            precision = mode + "_master"
     opts = _fsdp_options(getattr(args, "fsdp", None))
     if opts:
         mode = next((o for o in opts if o in _FSDP_MODES), "full_shard")
