@@ -108,6 +108,7 @@ vp_status vp_read_generic(const cJSON *c, const char *p, vp_arch *a, vp_error *e
         a->expert_inter = a->inter;
         if ((st = opt(c, p, k_einter, 1, VP_MAXDIM, &a->expert_inter, err))) return st;
         a->moe_layers = a->layers;
+        vp_layer_map_fill(&a->moe_map, a->layers);
     }
     a->tie = 0; /* LlamaConfig default; a multimodal config may set it at the top level */
     if ((st = vp_json_opt_bool(top, p0, "tie_word_embeddings", &a->tie, err))) return st;

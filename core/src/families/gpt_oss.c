@@ -36,6 +36,7 @@ vp_status vp_read_gpt_oss(const cJSON *c, const char *p, vp_arch *a, vp_error *e
     }
     a->expert_inter = a->inter;
     a->moe_layers = a->layers;
+    vp_layer_map_fill(&a->moe_map, a->layers);
     /* GptOssConfig: layer_types alternate sliding (window 128) and full attention (attn_local.c) */
     if ((st = vp_read_local_attn(c, p, a, VP_LOCAL_ALTERNATE, 128, 0, err))) return st;
     /* quantization_config.quant_method "mxfp4": the experts' gate_up and down weights (not their biases) */
