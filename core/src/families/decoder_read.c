@@ -61,7 +61,7 @@ vp_status vp_read_decoder_defaults(const cJSON *c, const char *p, vp_arch *a, co
     a->norm = VP_NORM_RMS;
     a->norms_per_layer = 2;
     if ((st = vp_json_opt_num(c, p, "attention_dropout", 0.0, 1.0, &a->attn_dropout, err))) return st;
-    return VP_OK;
+    return vp_read_rope(c, p, a, "partial_rotary_factor", 1.0, err);
 }
 
 vp_status vp_read_decoder_common(const cJSON *c, const char *p, vp_arch *a, int tie_default, vp_error *err) {

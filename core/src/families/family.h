@@ -42,6 +42,10 @@ typedef struct {
 } vp_decoder_defaults;
 vp_status vp_read_decoder_defaults(const cJSON *c, const char *p, vp_arch *a, const vp_decoder_defaults *d,
                                    vp_error *err);
+/* max_position_embeddings, the rotated fraction (partial_key, e.g. "partial_rotary_factor"; NULL: none,
+ * partial_default) and rope_scaling / rope_parameters (families/rope.c). decoder_defaults calls it. */
+vp_status vp_read_rope(const cJSON *c, const char *p, vp_arch *a, const char *partial_key, double partial_default,
+                       vp_error *err);
 /* intermediate_size must be present (and > 0). */
 vp_status vp_read_need_inter(const char *p, const vp_arch *a, vp_error *err);
 /* n_key experts, num_experts_per_tok, inter_key per-expert size (NULL: intermediate_size); all layers sparse. */
@@ -116,6 +120,7 @@ vp_status vp_read_glm4(const cJSON *, const char *, vp_arch *, vp_error *);
 vp_status vp_read_cohere(const cJSON *, const char *, vp_arch *, vp_error *);
 vp_status vp_read_cohere2(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_cohere(const vp_arch *, vp_param_counts *);
+vp_status vp_read_phi(const cJSON *, const char *, vp_arch *, vp_error *);
 vp_status vp_read_phimoe(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_phimoe(const vp_arch *, vp_param_counts *);
 vp_status vp_read_gpt_oss(const cJSON *, const char *, vp_arch *, vp_error *);

@@ -31,6 +31,7 @@ static vp_status read_text(const cJSON *c, const char *p, vp_arch *a, int tie_de
     a->norms_per_layer = 4;
     a->qk_norm = 1;
     a->final_logit_softcap = 0; /* None by default; a config may set it */
+    a->rope_local = 1; /* Gemma3Attention: the sliding layers rotate by rope_local_base_freq, unscaled */
     if ((st = vp_json_opt_num(c, p, "final_logit_softcapping", 0, 1e9, &a->final_logit_softcap, err))) return st;
     /* five local layers per global one: sliding_window 4096, sliding_window_pattern 6 (attn_local.c) */
     return vp_read_local_attn(c, p, a, VP_LOCAL_PATTERN, 4096, 6, err);

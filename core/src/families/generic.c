@@ -118,6 +118,7 @@ vp_status vp_read_generic(const cJSON *c, const char *p, vp_arch *a, vp_error *e
     a->mlp = VP_MLP_SWIGLU;
     a->norm = VP_NORM_RMS;
     a->norms_per_layer = 2;
+    if ((st = vp_read_rope(c, p, a, "partial_rotary_factor", 1.0, err))) return st;
     /* the approximation comes first: a long model_type can only cut the list of assumptions */
     snprintf(a->note, sizeof a->note,
              "unknown model_type \"%s\", its parameter count may be approximate: read as a generic decoder (SwiGLU, "
