@@ -69,7 +69,7 @@ static void layer(gacc *a, int64_t il, int g) {
         if (m->qkv_bias) f32(a, q + 2 * kv, g);
         tensor(a, VP_GT_ATTN_OUTPUT, q, h, 1, il, g);
         if (m->o_bias) f32(a, h, g);
-        if (m->qk_norm) f32(a, 2 * hd, g);
+        if (m->qk_norm) f32(a, m->qk_norm_full ? q + kv : 2 * hd, g);
         if (m->attn_sinks) f32(a, m->heads, g);
     }
     if (m->experts && m->moe[il]) {
@@ -107,6 +107,7 @@ void vp_llamacpp_model_buffers(const vp_serve_model *m, int ft, int64_t ngl, int
     for (int64_t il = 0; il < L && il < VP_SERVE_MAX_LAYERS; il++) layer(&a, il, il >= start);
     int64_t h = m->hidden, v = m->vocab;
     f32(&a, h * (m->layernorm ? 2 : 1), out_gpu); /* output_norm */
+    if (m->lm_head_bias) f32(&a, v, out_gpu);      /* output.bias (phi2) */
     if (m->tie) {
         /* no output.weight: token_embd was quantized as the output tensor and is duplicated for it */
         tensor(&a, VP_GT_OUTPUT, h, v, 1, 0, 0);
