@@ -136,8 +136,9 @@ typedef struct {
     /* ---- end local attention ---- */
     vp_layer_map moe_map;       /* layer i is a sparse MoE layer (moe_layers of them; deepseek first_k_dense_replace,
                                  * qwen2_moe decoder_sparse_step / mlp_only_layers, llama4 interleave_moe_layer_step) */
-    int qk_norm_full;           /* the q/k norms span all heads: olmo2 RMSNorm(a·d) and RMSNorm(a_kv·d), cohere
-                                 * LayerNorm((a, d)) (else per head: RMSNorm(head_dim), qwen3 / gemma3) */
+    int qk_norm_full;           /* the q/k norms span all heads (else per head: RMSNorm(head_dim), qwen3 / gemma3):
+                                 * 1 olmo2 RMSNorm(a·d) and RMSNorm(a_kv·d); 2 cohere LayerNorm((a, d)) and
+                                 * ((a_kv, d)), whose rows a tensor-parallel engine splits with the heads */
     int embed_norm;             /* bloom: word_embeddings_layernorm (LayerNorm(h) after the embedding) */
     /* ---- positions (families/rope.c), for the serving engines' rotary caches ---- */
     int64_t max_positions;      /* max_position_embeddings (gpt2 n_positions); the longest context the model declares */

@@ -126,10 +126,12 @@ static void layer(acc *a, int64_t i, int64_t tp) {
         if (m->qkv_bias) other(a, qkv_out, a->dt);
         linear(a, qh * hd, h, 1, 1, 1, 0); /* o_proj */
         if (m->o_bias) other(a, h, a->dt);
-        /* q_norm / k_norm: RMSNorm(head_dim) each (qwen3.py), or over every head and replicated
-         * (olmo2.py Olmo2Attention: RMSNorm(hidden_size), RMSNorm(total_num_kv_heads · head_dim); cohere's
-         * (a, d) LayerNorms are split by rank in commandr.py: counted whole, a few KB over at TP > 1) */
-        if (m->qk_norm) other(a, m->qk_norm_full ? (m->heads + m->kv_heads) * hd : 2 * hd, a->dt);
+        /* q_norm / k_norm: RMSNorm(head_dim) each (qwen3.py); over every head and replicated (olmo2.py
+         * Olmo2Attention: RMSNorm(hidden_size), RMSNorm(total_num_kv_heads · head_dim)); or one row per head
+         * of this rank (commandr.py CohereAttention: LayerNorm(param_shape=(num_heads, head_dim))) */
+        if (m->qk_norm)
+            other(a, m->qk_norm_full == 2 ? (qh + kvh) * hd : m->qk_norm_full ? (m->heads + m->kv_heads) * hd : 2 * hd,
+                  a->dt);
         if (m->attn_sinks) other(a, qh, 4); /* gpt_oss.py sinks: fp32 [heads/tp] */
     }
     if (m->experts && m->moe[i]) {

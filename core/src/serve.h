@@ -60,7 +60,7 @@ typedef struct {
     int gated_mlp;           /* gate_proj + up_proj + down_proj (1), or fc1 + fc2 (0) */
     int norms_per_layer;     /* RMSNorm/LayerNorm weights per block */
     int layernorm;           /* LayerNorm (weight + bias) instead of RMSNorm */
-    int qk_norm_full;        /* q/k norms over all heads (olmo2 RMSNorm(a·d), RMSNorm(a_kv·d)), else RMSNorm(head_dim) */
+    int qk_norm_full;        /* q/k norms over all heads (arch.h): 1 replicated (olmo2), 2 split by heads (cohere) */
     int lm_head_bias;        /* phi, phimoe: ParallelLMHead(bias=True) */
     int embed_norm;          /* bloom word_embeddings_layernorm */
     int64_t positions;       /* learned position embedding rows (gpt2 wpe), 0 if none */

@@ -20,7 +20,7 @@ vp_status vp_read_cohere(const cJSON *c, const char *p, vp_arch *a, vp_error *er
     vp_status st;
     if ((st = read_cohere(c, p, a, err))) return st;
     if ((st = vp_json_opt_bool(c, p, "use_qk_norm", &a->qk_norm, err))) return st;
-    a->qk_norm_full = a->qk_norm; /* CohereLayerNorm((a, d)) and ((a_kv, d)) */
+    a->qk_norm_full = a->qk_norm ? 2 : 0; /* CohereLayerNorm((a, d)) and ((a_kv, d)), one row per head */
     return VP_OK;
 }
 
