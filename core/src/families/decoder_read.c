@@ -61,6 +61,10 @@ vp_status vp_read_decoder_defaults(const cJSON *c, const char *p, vp_arch *a, co
     a->norm = VP_NORM_RMS;
     a->norms_per_layer = 2;
     if ((st = vp_json_opt_num(c, p, "attention_dropout", 0.0, 1.0, &a->attn_dropout, err))) return st;
+    /* an explicit layer_types (transformers >= 4.53 writes it, e.g. Qwen2Config from use_sliding_window and
+     * max_window_layers) marks the sliding / chunked layers of any family; the families with a default rule
+     * (gemma2, gemma3, cohere2, gpt_oss, llama4) read it again with their defaults (attn_local.c) */
+    if (vp_has_key(c, "layer_types") && (st = vp_read_local_attn(c, p, a, VP_LOCAL_NONE, 0, 0, err))) return st;
     return vp_read_rope(c, p, a, "partial_rotary_factor", 1.0, err);
 }
 

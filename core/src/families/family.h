@@ -57,7 +57,8 @@ vp_status vp_read_sparse_layers(const cJSON *c, const char *p, vp_arch *a, vp_er
 int vp_has_key(const cJSON *c, const char *key);
 /* Sliding-window / chunked layers and their window (families/attn_local.c): layer_types, else the
  * configuration class's default rule. */
-typedef enum { VP_LOCAL_ALTERNATE = 1, VP_LOCAL_PATTERN, VP_LOCAL_CHUNKED } vp_local_rule;
+/* VP_LOCAL_NONE: only an explicit layer_types (decoder_read.c, generic.c: any family). */
+typedef enum { VP_LOCAL_NONE = 0, VP_LOCAL_ALTERNATE, VP_LOCAL_PATTERN, VP_LOCAL_CHUNKED } vp_local_rule;
 vp_status vp_read_local_attn(const cJSON *c, const char *p, vp_arch *a, vp_local_rule rule, int64_t window_default,
                              int64_t pattern_default, vp_error *err);
 

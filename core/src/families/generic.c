@@ -119,6 +119,7 @@ vp_status vp_read_generic(const cJSON *c, const char *p, vp_arch *a, vp_error *e
     a->norm = VP_NORM_RMS;
     a->norms_per_layer = 2;
     if ((st = vp_read_rope(c, p, a, "partial_rotary_factor", 1.0, err))) return st;
+    if (vp_has_key(c, "layer_types") && (st = vp_read_local_attn(c, p, a, VP_LOCAL_NONE, 0, 0, err))) return st;
     /* the approximation comes first: a long model_type can only cut the list of assumptions */
     snprintf(a->note, sizeof a->note,
              "unknown model_type \"%s\", its parameter count may be approximate: read as a generic decoder (SwiGLU, "
