@@ -9,6 +9,7 @@
  *   gemma3: Gemma3TextConfig defaults for the heads the published configs leave out;
  *   gpt2: learned positions (wpe), no rotary cache, n_positions is the derived max_model_len;
  *   phi (Phi-2): fc1/fc2, LayerNorm, biases, lm_head bias, partial_rotary_factor;
+ *   qwen2 with layer_types: the explicit list is read for any family, as the old reader did;
  *   and configs the engines do not serve as decoders, refused by name.
  * vLLM page and block arithmetic: vllm/v1/kv_cache_interface.py, vllm/v1/core/kv_cache_utils.py. */
 #include <math.h>
@@ -185,6 +186,28 @@ static void phi2_layernorm_biases(void **s) {
     assert_u64_equal(v->weights_bytes_per_gpu, (uint64_t)params * 2 + 2048ULL * 32 * 2);
 }
 
+/* Qwen2.5-7B shapes with use_sliding_window: transformers (>= 4.53) writes layer_types, sliding from
+ * max_window_layers = 21 on: 21 full, 7 sliding (4096) layers, read for any family (decoder_read.c).
+ * group_size 7 (21 ≥ 1.25 × 7), groups 21 / 7 + 1 = 4; page 16 · 2 · 4 · 128 · 2 = 32768 B. At 32768
+ * tokens: full 2048 blocks, sliding cdiv(min(4095 + 8192, 32768), 16) + 1 = 769: 3 × 2048 + 769 = 6913. */
+static void qwen2_layer_types(void **s) {
+    (void)s;
+    char types[1024] = "";
+    for (int i = 0; i < 28; i++)
+        strcat(types, i < 21 ? "\"full_attention\"," : i < 27 ? "\"sliding_attention\"," : "\"sliding_attention\"");
+    const vp_serving *v =
+        serve(VLLM(",\"max_model_len\":32768"),
+              HF(t_fmt("{\"model_type\":\"qwen2\",\"hidden_size\":3584,\"intermediate_size\":18944,"
+                       "\"num_hidden_layers\":28,\"num_attention_heads\":28,\"num_key_value_heads\":4,"
+                       "\"vocab_size\":152064,\"max_position_embeddings\":32768,\"use_sliding_window\":true,"
+                       "\"sliding_window\":4096,\"max_window_layers\":21,\"layer_types\":[%s],"
+                       "\"torch_dtype\":\"bfloat16\"}", types)));
+    assert_int_equal(v->kv_cache_groups, 4);
+    int64_t blocks = (int64_t)(v->kv_cache_bytes_per_gpu / 32768) / 7;
+    assert_int_equal(v->num_gpu_blocks, blocks);
+    assert_true(fabs(v->max_concurrency - (double)blocks / 6913.0) < 1e-9);
+}
+
 /* Not served as decoders: refused with the model_type / class named. */
 static void refused_by_name(void **s) {
     (void)s;
@@ -207,7 +230,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(qwen_v1_half_mlp),          cmocka_unit_test(starcoder2_gelu_layernorm_tied),
         cmocka_unit_test(cohere2_sliding_pattern),   cmocka_unit_test(qwen2_vl_tower_width),
         cmocka_unit_test(gemma3_published_defaults), cmocka_unit_test(gpt2_learned_positions),
-        cmocka_unit_test(phi2_layernorm_biases),     cmocka_unit_test(refused_by_name),
+        cmocka_unit_test(phi2_layernorm_biases),     cmocka_unit_test(qwen2_layer_types),
+        cmocka_unit_test(refused_by_name),
     };
     return T_RUN("serve_arch", tests, argc, argv);
 }
