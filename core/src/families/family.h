@@ -75,6 +75,8 @@ void vp_count_add(vp_param_counts *c, int64_t attn, int64_t mlp, int64_t norm, i
  * *hidden; on a bad field *st is set and err names it. */
 int64_t vp_siglip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err);
 int64_t vp_clip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err);
+/* ... of a multimodal config no family claims: a SigLIP-shaped ViT + a linear projector. */
+int64_t vp_generic_vision_params(const cJSON *v, const char *vp, int64_t text_hidden, vp_status *st, vp_error *err);
 vp_status vp_read_vit_tower(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err);
 /* ... and its block shapes into a->vis_* (vlm_images.c). */
 vp_status vp_read_vis_shape(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err);

@@ -5,7 +5,7 @@
  * warning naming what was assumed: the count may be approximate. A multimodal config whose
  * language model sits in text_config is read from there. Sparse-MoE fields (num_local_experts,
  * num_experts, n_routed_experts with num_experts_per_tok and moe_intermediate_size) make every
- * layer an MoE layer. */
+ * layer an MoE layer. A vision_config beside it is counted as a generic ViT tower (vision_towers.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -120,11 +120,19 @@ vp_status vp_read_generic(const cJSON *c, const char *p, vp_arch *a, vp_error *e
     a->norms_per_layer = 2;
     if ((st = vp_read_rope(c, p, a, "partial_rotary_factor", 1.0, err))) return st;
     if (vp_has_key(c, "layer_types") && (st = vp_read_local_attn(c, p, a, VP_LOCAL_NONE, 0, 0, err))) return st;
+    const cJSON *vc = cJSON_GetObjectItemCaseSensitive(top, "vision_config");
+    if (cJSON_IsObject(vc)) { /* a vision tower beside the language model (vision_towers.c) */
+        char vp[128];
+        vp_path_key(vp, sizeof vp, p0, "vision_config");
+        a->vision_params = vp_generic_vision_params(vc, vp, a->hidden, &st, err);
+        if (st) return st;
+    }
     /* the approximation comes first: a long model_type can only cut the list of assumptions */
     snprintf(a->note, sizeof a->note,
              "unknown model_type \"%s\", its parameter count may be approximate: read as a generic decoder (SwiGLU, "
-             "RMSNorm, no biases%s%s)%s%s",
-             shown, a->experts ? ", MoE" : "", from_text ? ", from text_config" : "", n ? "; assumed " : "",
+             "RMSNorm, no biases%s%s%s)%s%s",
+             shown, a->experts ? ", MoE" : "", from_text ? ", from text_config" : "",
+             a->vision_params ? ", generic ViT vision tower" : "", n ? "; assumed " : "",
              n ? assumed + 2 : "");
     return VP_OK;
 }
