@@ -1,9 +1,9 @@
 /* serve.h: serving engines (vLLM V1, SGLang, llama.cpp) as they really allocate GPU memory.
  *
  * Layers, one way: config.json -> vp_arch (hf_config.c, families/) -> vp_serve_model (serve_model.c,
- * quant_config.c) -> per-rank weight
- * bytes (quant_weights.c, gguf_types.c) and per-layer KV-cache specs (serve_kv_spec.c) -> one
- * engine's startup arithmetic (serve_vllm.c, serve_sglang.c, serve_llamacpp.c) -> vp_serving.
+ * quant_config.c) -> per-rank weight bytes (quant_weights.c, gguf_types.c) and per-layer KV-cache
+ * specs (serve_kv_spec.c) -> one engine's startup arithmetic (serve_vllm.c, serve_sglang.c,
+ * serve_llamacpp.c) -> vp_serving.
  * The planning answers (plan_serve.c) sit above and call vp_serve_compute again. */
 #ifndef VP_SERVE_H
 #define VP_SERVE_H
