@@ -6,7 +6,7 @@
  *   starcoder2: c_fc / c_proj GELU MLP, LayerNorm and use_bias (vllm starcoder2.py), tied embeddings;
  *   cohere2: sliding_window_pattern 4 (vllm commandr.py), tied embeddings;
  *   qwen2_vl: the tower is embed_dim wide, vision_config.hidden_size is the LM width it projects to;
- *   gemma3: Gemma3TextConfig defaults for the heads the published configs leave out;
+ *   gemma3: Gemma3TextConfig defaults for the heads and context the published configs leave out;
  *   gpt2: learned positions (wpe), no rotary cache, n_positions is the derived max_model_len;
  *   phi (Phi-2): fc1/fc2, LayerNorm, biases, lm_head bias, partial_rotary_factor;
  *   qwen2 with layer_types: the explicit list is read for any family, as the old reader did;
@@ -153,6 +153,9 @@ static void gemma3_published_defaults(void **s) {
     const vp_serving *v = serve(VLLM(",\"max_model_len\":32768"), "{\"preset\":\"gemma-3-4b\"}");
     assert_int_equal(v->kv_bytes_per_token, 2 * 4 * 256 * 2 * 34);
     assert_int_equal(v->kv_cache_groups, 7);
+    /* max_position_embeddings is left out too: Gemma3TextConfig's 131072 is vLLM's derived max_model_len */
+    v = serve("{\"mode\":\"serve\",\"engine\":\"vllm\"}", "{\"preset\":\"gemma-3-4b\"}");
+    assert_int_equal(v->max_model_len, 131072);
 }
 
 /* gpt2 (preset): GPT2Model.wpe is 1024 × 768 learned positions, no rotary cache; vLLM derives

@@ -65,6 +65,7 @@ vp_status vp_read_decoder_defaults(const cJSON *c, const char *p, vp_arch *a, co
      * max_window_layers) marks the sliding / chunked layers of any family; the families with a default rule
      * (gemma2, gemma3, cohere2, gpt_oss, llama4) read it again with their defaults (attn_local.c) */
     if (vp_has_key(c, "layer_types") && (st = vp_read_local_attn(c, p, a, VP_LOCAL_NONE, 0, 0, err))) return st;
+    a->max_positions = d->max_positions;
     return vp_read_rope(c, p, a, "partial_rotary_factor", 1.0, err);
 }
 

@@ -39,10 +39,11 @@ vp_status vp_read_decoder_common(const cJSON *c, const char *p, vp_arch *a, int 
 typedef struct {
     int64_t hidden, layers, heads, kv_heads, head_dim, inter, vocab;
     int tie;
+    int64_t max_positions; /* max_position_embeddings (0: LlamaConfig's 2048) */
 } vp_decoder_defaults;
 vp_status vp_read_decoder_defaults(const cJSON *c, const char *p, vp_arch *a, const vp_decoder_defaults *d,
                                    vp_error *err);
-/* max_position_embeddings, the rotated fraction (partial_key, e.g. "partial_rotary_factor"; NULL: none,
+/* max_position_embeddings (default: a->max_positions when set, else 2048), the rotated fraction (partial_key, e.g. "partial_rotary_factor"; NULL: none,
  * partial_default) and rope_scaling / rope_parameters (families/rope.c). decoder_defaults calls it. */
 vp_status vp_read_rope(const cJSON *c, const char *p, vp_arch *a, const char *partial_key, double partial_default,
                        vp_error *err);

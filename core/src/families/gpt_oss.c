@@ -15,7 +15,7 @@
 
 vp_status vp_read_gpt_oss(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     vp_status st;
-    vp_decoder_defaults d = {2880, 36, 64, 8, 64, 2880, 201088, 0}; /* GptOssConfig defaults */
+    vp_decoder_defaults d = {2880, 36, 64, 8, 64, 2880, 201088, 0, 131072}; /* GptOssConfig defaults */
     if ((st = vp_read_decoder_defaults(c, p, a, &d, err))) return st;
     int bias = 1;
     if ((st = vp_json_opt_bool(c, p, "attention_bias", &bias, err))) return st;

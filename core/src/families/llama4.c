@@ -27,7 +27,7 @@ vp_status vp_read_llama4(const cJSON *c, const char *p, vp_arch *a, vp_error *er
     vp_status st;
     /* Llama4TextConfig defaults: vocab 202048, hidden 5120, intermediate 8192, intermediate_size_mlp
      * 16384, 48 layers, 40 heads, 8 key/value heads, head_dim 128, 16 experts, top-1, step 1 */
-    vp_decoder_defaults d = {5120, 48, 40, 8, 128, 8192, 202048, 0};
+    vp_decoder_defaults d = {5120, 48, 40, 8, 128, 8192, 202048, 0, 131072}; /* max_position_embeddings 4096 · 32 */
     if ((st = vp_read_decoder_defaults(t, tp, a, &d, err))) return st;
     a->expert_inter = a->inter;
     a->inter = 16384;

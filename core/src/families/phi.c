@@ -10,7 +10,7 @@
 
 vp_status vp_read_phi(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     vp_status st;
-    vp_decoder_defaults d = {2048, 24, 32, 0, 0, 8192, 51200, 0};
+    vp_decoder_defaults d = {2048, 24, 32, 0, 0, 8192, 51200, 0, 2048};
     if ((st = vp_read_decoder_defaults(c, p, a, &d, err))) return st;
     a->qkv_bias = a->o_bias = a->mlp_bias = 1;
     a->mlp = VP_MLP_GELU;

@@ -24,7 +24,7 @@ vp_status vp_read_rope(const cJSON *c, const char *p, vp_arch *a, const char *pa
                        vp_error *err) {
     vp_status st;
     a->rope = 1;
-    a->max_positions = 2048;
+    if (a->max_positions <= 0) a->max_positions = 2048; /* else the family's default (vp_decoder_defaults) */
     if ((st = vp_json_opt_int(c, p, "max_position_embeddings", 1, 1LL << 30, &a->max_positions, err))) return st;
     a->rope_partial = partial_default;
     if (partial_key && (st = vp_json_opt_num(c, p, partial_key, 0.0, 1.0, &a->rope_partial, err))) return st;
