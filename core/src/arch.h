@@ -16,6 +16,15 @@ typedef enum {
 } vp_kind;
 
 typedef enum { VP_MLP_SWIGLU = 0, VP_MLP_GEGLU, VP_MLP_GELU, VP_MLP_RELU, VP_MLP_GATED_RELU } vp_mlp;
+
+/* One bit per decoder layer (families/layer_map.c): which layers attend locally, which are MoE. */
+#define VP_ARCH_MAX_LAYERS 4096
+typedef struct {
+    uint64_t w[VP_ARCH_MAX_LAYERS / 64];
+} vp_layer_map;
+
+/* rope_scaling / rope_type of the config (families/rope.c); the engines size their cos/sin caches by it */
+typedef enum { VP_ROPE_DEFAULT = 0, VP_ROPE_LINEAR, VP_ROPE_DYNAMIC, VP_ROPE_YARN, VP_ROPE_LLAMA3, VP_ROPE_OTHER } vp_rope_type;
 typedef enum { VP_NORM_RMS = 0, VP_NORM_LAYER } vp_norm;
 
 typedef struct {
@@ -125,8 +134,32 @@ typedef struct {
     int64_t sliding_window;     /* config sliding_window (0: none) */
     int64_t chunked_layers;     /* layer_types "chunked_attention" (llama4: the RoPE layers) */
     int64_t chunk_size;         /* attention_chunk_size (0: none) */
+    vp_layer_map sliding_map;   /* layer i slides (the sliding_layers above, by position) */
+    vp_layer_map chunked_map;   /* layer i attends in chunks */
     /* ---- end local attention ---- */
+    vp_layer_map moe_map;       /* layer i is a sparse MoE layer (moe_layers of them; deepseek first_k_dense_replace,
+                                 * qwen2_moe decoder_sparse_step / mlp_only_layers, llama4 interleave_moe_layer_step) */
+    int qk_norm_full;           /* the q/k norms span all heads (else per head: RMSNorm(head_dim), qwen3 / gemma3):
+                                 * 1 olmo2 RMSNorm(a·d) and RMSNorm(a_kv·d); 2 cohere LayerNorm((a, d)) and
+                                 * ((a_kv, d)), whose rows a tensor-parallel engine splits with the heads */
+    int embed_norm;             /* bloom: word_embeddings_layernorm (LayerNorm(h) after the embedding) */
+    /* ---- positions (families/rope.c), for the serving engines' rotary caches ---- */
+    int64_t max_positions;      /* max_position_embeddings (gpt2 n_positions); the longest context the model declares */
+    int rope;                   /* rotary embeddings (0: learned positions gpt2, ALiBi bloom / falcon alibi) */
+    double rope_partial;        /* partial_rotary_factor / rotary_pct: rotary_dim = head_dim × this (1 = all) */
+    vp_rope_type rope_type;     /* rope_scaling.rope_type (or .type) */
+    double rope_factor;         /* rope_scaling.factor (1 = none) */
+    int64_t rope_orig_positions;/* rope_scaling.original_max_position_embeddings (yarn; 0 = not given) */
+    int rope_local;             /* gemma3: a second, unscaled RoPE for the sliding layers (rope_local_base_freq) */
+    /* ---- end positions ---- */
 } vp_arch;
+
+/* Layer maps (families/layer_map.c). Indices at or past VP_ARCH_MAX_LAYERS are ignored / read as 0. */
+void vp_layer_map_set(vp_layer_map *m, int64_t i);
+int vp_layer_map_has(const vp_layer_map *m, int64_t i);
+int64_t vp_layer_map_count(const vp_layer_map *m, int64_t n_layers);
+/* Layers 0..n-1 all set (every layer MoE, vp_read_moe). */
+void vp_layer_map_fill(vp_layer_map *m, int64_t n_layers);
 
 /* Parse a Hugging Face config.json object (cJSON *) into arch. path names the object in errors. */
 struct cJSON;

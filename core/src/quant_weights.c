@@ -126,7 +126,12 @@ static void layer(acc *a, int64_t i, int64_t tp) {
         if (m->qkv_bias) other(a, qkv_out, a->dt);
         linear(a, qh * hd, h, 1, 1, 1, 0); /* o_proj */
         if (m->o_bias) other(a, h, a->dt);
-        if (m->qk_norm) other(a, 2 * hd, a->dt);
+        /* q_norm / k_norm: RMSNorm(head_dim) each (qwen3.py); over every head and replicated (olmo2.py
+         * Olmo2Attention: RMSNorm(hidden_size), RMSNorm(total_num_kv_heads · head_dim)); or one row per head
+         * of this rank (commandr.py CohereAttention: LayerNorm(param_shape=(num_heads, head_dim))) */
+        if (m->qk_norm)
+            other(a, m->qk_norm_full == 2 ? (qh + kvh) * hd : m->qk_norm_full ? (m->heads + m->kv_heads) * hd : 2 * hd,
+                  a->dt);
         if (m->attn_sinks) other(a, qh, 4); /* gpt_oss.py sinks: fp32 [heads/tp] */
     }
     if (m->experts && m->moe[i]) {
@@ -142,6 +147,7 @@ static void layer(acc *a, int64_t i, int64_t tp) {
         linear(a, ei, he, e, 1, 1, 1);     /* w2_weight [E, h, I/tp] */
         if (m->expert_bias) other(a, e * (2 * ei + h), a->dt);
         other(a, h * e + (m->router_bias ? e : 0), a->dt); /* router gate: ReplicatedLinear, not quantized */
+        if (m->router_score_bias) other(a, e, 4); /* deepseek_v2.py: e_score_correction_bias, torch.float32 */
         if (m->shared_inter) {
             int64_t si = cdiv(m->shared_inter, tp);
             linear(a, h, 2 * si, 1, 2, 1, 0);
@@ -175,6 +181,8 @@ void vp_serve_rank_weights(const vp_serve_model *m, const vp_serve_settings *s, 
     if (first) {
         w->embed_bytes = vrank * m->hidden * a.dt;
         w->params += vrank * m->hidden;
+        if (m->positions) other(&a, m->positions * m->hidden, a.dt); /* gpt2.py wpe: nn.Embedding, replicated */
+        if (m->embed_norm) other(&a, 2 * m->hidden, a.dt);          /* bloom.py word_embeddings_layernorm */
     }
     if (last) {
         if (!m->tie || !first) {
@@ -182,6 +190,7 @@ void vp_serve_rank_weights(const vp_serve_model *m, const vp_serve_settings *s, 
             w->params += vrank * m->hidden;
         }
         other(&a, m->hidden * (m->layernorm ? 2 : 1), a.dt); /* final norm */
+        if (m->lm_head_bias) other(&a, vrank, a.dt);          /* phi.py ParallelLMHead(bias=True) */
     }
     if (first && m->vision_params) other(&a, cdiv(m->vision_params, tp), a.dt);
     /* RotaryEmbedding._compute_cos_sin_cache: [max_position, rotary_dim] in the default dtype */

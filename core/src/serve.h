@@ -1,8 +1,9 @@
 /* serve.h: serving engines (vLLM V1, SGLang, llama.cpp) as they really allocate GPU memory.
  *
- * Layers, one way: config.json -> vp_serve_model (serve_model.c, quant_config.c) -> per-rank weight
- * bytes (quant_weights.c, gguf_types.c) and per-layer KV-cache specs (serve_kv_spec.c) -> one
- * engine's startup arithmetic (serve_vllm.c, serve_sglang.c, serve_llamacpp.c) -> vp_serving.
+ * Layers, one way: config.json -> vp_arch (hf_config.c, families/) -> vp_serve_model (serve_model.c,
+ * quant_config.c) -> per-rank weight bytes (quant_weights.c, gguf_types.c) and per-layer KV-cache
+ * specs (serve_kv_spec.c) -> one engine's startup arithmetic (serve_vllm.c, serve_sglang.c,
+ * serve_llamacpp.c) -> vp_serving.
  * The planning answers (plan_serve.c) sit above and call vp_serve_compute again. */
 #ifndef VP_SERVE_H
 #define VP_SERVE_H
@@ -50,7 +51,8 @@ typedef struct {
     int gguf_ftype;       /* VP_WQ_GGUF: llama_ftype (gguf_types.h) */
 } vp_wquant;
 
-/* The shapes serving needs, read from a Hugging Face config.json (text_config of multimodal models). */
+/* The shapes serving needs, from a Hugging Face config.json through the family readers' vp_arch
+ * (serve_model.c; text_config of multimodal models). */
 typedef struct {
     char model_type[32];
     int64_t hidden, layers, heads, kv_heads, head_dim, vocab, inter;
@@ -59,18 +61,22 @@ typedef struct {
     int gated_mlp;           /* gate_proj + up_proj + down_proj (1), or fc1 + fc2 (0) */
     int norms_per_layer;     /* RMSNorm/LayerNorm weights per block */
     int layernorm;           /* LayerNorm (weight + bias) instead of RMSNorm */
-    int fused_qkv_bias_only; /* (unused) */
+    int qk_norm_full;        /* q/k norms over all heads (arch.h): 1 replicated (olmo2), 2 split by heads (cohere) */
+    int lm_head_bias;        /* phi, phimoe: ParallelLMHead(bias=True) */
+    int embed_norm;          /* bloom word_embeddings_layernorm */
+    int64_t positions;       /* learned position embedding rows (gpt2 wpe), 0 if none */
     /* mixture of experts */
     int64_t experts, experts_per_tok, expert_inter, shared_inter; /* shared_inter: all shared experts together */
     int shared_gate;         /* qwen2_moe shared_expert_gate Linear(h, 1) */
     int expert_bias, router_bias; /* gpt-oss */
+    int router_score_bias;   /* deepseek noaux_tc: gate.e_score_correction_bias, fp32 [experts] */
     int64_t n_moe_layers;
     unsigned char moe[VP_SERVE_MAX_LAYERS];  /* layer i has experts */
     unsigned char attn[VP_SERVE_MAX_LAYERS]; /* vp_layer_attn of layer i */
     int64_t sliding_window, chunk_size;
     /* multi-head latent attention (deepseek_v2/v3) */
     int64_t q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim;
-    int64_t max_positions, rotary_dim;
+    int64_t max_positions, rotary_dim; /* rotary_dim 0: no rotary cache (learned positions, ALiBi) */
     int64_t rope_positions;  /* rows of every rotary cos/sin cache together (scaled RoPE caches are longer) */
     int64_t vision_params;   /* vision tower + projector of a multimodal checkpoint (loaded by vLLM/SGLang) */
     int dtype_bytes;         /* torch_dtype (2 for bf16/fp16, 4 for fp32) */

@@ -69,12 +69,13 @@ static void layer(gacc *a, int64_t il, int g) {
         if (m->qkv_bias) f32(a, q + 2 * kv, g);
         tensor(a, VP_GT_ATTN_OUTPUT, q, h, 1, il, g);
         if (m->o_bias) f32(a, h, g);
-        if (m->qk_norm) f32(a, 2 * hd, g);
+        if (m->qk_norm) f32(a, m->qk_norm_full ? q + kv : 2 * hd, g);
         if (m->attn_sinks) f32(a, m->heads, g);
     }
     if (m->experts && m->moe[il]) {
         int64_t e = m->experts, ei = m->expert_inter;
         tensor(a, VP_GT_FFN_GATE_INP, h, e, 1, il, g);
+        if (m->router_score_bias) f32(a, e, g); /* llama-model.cpp deepseek2 ffn_exp_probs_b [n_expert] */
         tensor(a, VP_GT_FFN_GATE_EXPS, h, ei, e, il, g);
         tensor(a, VP_GT_FFN_UP_EXPS, h, ei, e, il, g);
         tensor(a, VP_GT_FFN_DOWN_EXPS, ei, h, e, il, g);
@@ -106,7 +107,9 @@ void vp_llamacpp_model_buffers(const vp_serve_model *m, int ft, int64_t ngl, int
     int out_gpu = ngl < 0 || ngl > L;
     for (int64_t il = 0; il < L && il < VP_SERVE_MAX_LAYERS; il++) layer(&a, il, il >= start);
     int64_t h = m->hidden, v = m->vocab;
+    if (m->embed_norm) f32(&a, 2 * h, 0);          /* bloom token_embd_norm (weight, bias): the input layer, CPU */
     f32(&a, h * (m->layernorm ? 2 : 1), out_gpu); /* output_norm */
+    if (m->lm_head_bias) f32(&a, v, out_gpu);      /* output.bias (phi2) */
     if (m->tie) {
         /* no output.weight: token_embd was quantized as the output tensor and is duplicated for it */
         tensor(&a, VP_GT_OUTPUT, h, v, 1, 0, 0);

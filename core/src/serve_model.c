@@ -1,297 +1,159 @@
 /* serve_model.c: a Hugging Face config.json -> the shapes a serving engine allocates for
- * (vp_serve_model). It reads the family-specific fields vLLM's and SGLang's model files read:
- * text_config of multimodal checkpoints (gemma3, llama4, mistral3), layer_types / sliding_window
- * (gemma2, gemma3, gpt_oss), attention_chunk_size / no_rope_layers (llama4), the MLA ranks of
- * deepseek_v2/v3, and the MoE layout fields of each family. Any model_type is accepted: a field
- * that is missing takes the default of the family's configuration_*.py in transformers. */
+ * (vp_serve_model). The config is read once, by the family readers (hf_config.c vp_arch_from_hf ->
+ * families/<name>.c, the same vp_arch the training and inference estimates use); this file maps that
+ * vp_arch onto what vLLM, SGLang and llama.cpp build: per-layer attention kinds (layer maps of
+ * families/layer_map.c), MoE layers, MLA latent dims, rotary caches (families/rope.c). The only config
+ * fields read here change no shape: torch_dtype / dtype (the stored element size) and
+ * quantization_config (quant_config.c). Configs the engines do not serve as generating decoders
+ * (encoders, encoder-decoders, diffusion components, state-space models) are refused, naming the
+ * model_type or class. */
 #include <string.h>
 
+#include "arch.h"
 #include "serve.h"
 #include "util.h"
-
-#define MAXDIM 1048576LL
-#define MAXVOCAB 100000000LL
-
-/* The first of keys that is present (not null) -> *out, range-checked; VP_OK when none is. */
-static vp_status opt_any(const cJSON *c, const char *p, const char *const *keys, int64_t lo, int64_t hi, int64_t *out,
-                         vp_error *err) {
-    for (int i = 0; keys[i]; i++) {
-        const cJSON *it = cJSON_GetObjectItemCaseSensitive(c, keys[i]);
-        if (it && !cJSON_IsNull(it)) return vp_json_opt_int(c, p, keys[i], lo, hi, out, err);
-    }
-    return VP_OK;
-}
-
-static int is(const char *mt, const char *name) { return strcmp(mt, name) == 0; }
-static int starts(const char *mt, const char *prefix) { return strncmp(mt, prefix, strlen(prefix)) == 0; }
 
 static int dtype_bytes_of(const char *s) {
     if (!strcmp(s, "float32") || !strcmp(s, "fp32")) return 4;
     return 2; /* bfloat16, float16 */
 }
 
-/* A generic ViT vision tower + linear projector (SigLIP for gemma3, the Llama 4 and Pixtral encoders):
- * per block q,k,v,o Linear(e,e) with biases, two LayerNorms, fc1/fc2 with biases; patch Conv2d,
- * learned positions; a projector Linear(e, text hidden). Counted so that vLLM's loaded bytes include
- * the tower (vllm/model_executor/models/siglip.py SiglipEncoderLayer). */
-static vp_status vision_params(const cJSON *root, const char *p, int64_t text_hidden, int64_t *out, vp_error *err) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "vision_config");
-    *out = 0;
-    if (!cJSON_IsObject(v)) return VP_OK;
-    char vp[128];
-    vp_path_key(vp, sizeof vp, p, "vision_config");
-    static const char *const k_h[] = {"hidden_size", "embed_dim", "width", NULL};
-    static const char *const k_f[] = {"intermediate_size", "mlp_dim", NULL};
-    static const char *const k_l[] = {"num_hidden_layers", "depth", "num_layers", NULL};
-    int64_t e = 0, f = 0, l = 0, patch = 14, img = 224, ch = 3;
-    vp_status st;
-    if ((st = opt_any(v, vp, k_h, 1, MAXDIM, &e, err))) return st;
-    if ((st = opt_any(v, vp, k_f, 1, MAXDIM, &f, err))) return st;
-    if ((st = opt_any(v, vp, k_l, 1, 4096, &l, err))) return st;
-    if ((st = vp_json_opt_int(v, vp, "patch_size", 1, 4096, &patch, err))) return st;
-    if ((st = vp_json_opt_int(v, vp, "image_size", 1, 65536, &img, err))) return st;
-    if ((st = vp_json_opt_int(v, vp, "num_channels", 1, 64, &ch, err))) return st;
-    if (!e || !l) return VP_OK;
-    if (!f) f = 4 * e;
-    int64_t n = (img / patch) * (img / patch);
-    int64_t block = 4 * (e * e + e) + 2 * 2 * e + (e * f + f) + (f * e + e);
-    *out = l * block + ch * patch * patch * e + e + n * e + 2 * e + e * text_hidden;
+/* The class a config names (architectures[0]), "" if none. */
+static const char *class_of(const cJSON *root) {
+    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(root, "architectures");
+    const cJSON *a0 = cJSON_IsArray(ar) ? cJSON_GetArrayItem(ar, 0) : NULL;
+    return cJSON_IsString(a0) && a0->valuestring ? a0->valuestring : "";
+}
+
+/* vLLM / SGLang / llama.cpp serve generating decoders with a KV cache; refuse the rest by name. */
+static vp_status servable(const cJSON *root, const char *p, const vp_arch *a, vp_error *err) {
+    char path[160];
+    if (a->dclass) {
+        const cJSON *cn = cJSON_GetObjectItemCaseSensitive(root, "_class_name");
+        int dif = cJSON_IsString(cn) && cn->valuestring;
+        vp_path_key(path, sizeof path, p, dif ? "_class_name" : "architectures");
+        return vp_fail(err, VP_ERR_UNSUPPORTED, path,
+                       "%s \"%.64s\" is a diffusion pipeline component: vLLM, SGLang and llama.cpp serve language "
+                       "models (estimate the pipeline with workload.mode \"infer\")",
+                       path, dif ? cn->valuestring : class_of(root));
+    }
+    vp_path_key(path, sizeof path, p, "model_type");
+    if (a->ssm)
+        /* i13b: the engines keep a Mamba state cache beside (or instead of) the paged KV cache; not
+         * modelled here (training / generate: ssm_state.c) */
+        return vp_fail(err, VP_ERR_UNSUPPORTED, path,
+                       "%s: serving estimates for the state-space model_type \"%s\" are not modelled yet (train and "
+                       "infer modes are)", path, a->model_type);
+    const char *why = a->kind == VP_KIND_T5    ? "an encoder-decoder"
+                      : a->kind == VP_KIND_VIT ? "an image encoder"
+                      : a->kind == VP_KIND_DIT ? "a diffusion transformer"
+                      : a->encoder_only        ? "a bidirectional encoder (no KV cache)"
+                      : (!strcmp(a->model_type, "clip") || !strcmp(a->model_type, "siglip"))
+                          ? "a contrastive image-text encoder"
+                          : NULL;
+    if (why)
+        return vp_fail(err, VP_ERR_UNSUPPORTED, path,
+                       "%s \"%s\" (%.64s) is %s: the serving estimates cover decoder language models (vLLM, SGLang, "
+                       "llama.cpp); use workload.mode \"infer\"",
+                       path, a->model_type, class_of(root)[0] ? class_of(root) : "no architectures", why);
+    if (a->layers > VP_SERVE_MAX_LAYERS)
+        return vp_fail(err, VP_ERR_RANGE, path, "%s: %lld layers; the serving estimates plan at most %d", path,
+                       (long long)a->layers, VP_SERVE_MAX_LAYERS);
     return VP_OK;
 }
 
-/* Which layers are MoE layers, by family (each family's decoder layer constructor in vLLM). */
-static vp_status moe_layout(const cJSON *c, const char *p, vp_serve_model *m, vp_error *err) {
-    vp_status st;
-    const char *mt = m->model_type;
-    int64_t first_dense = 0, freq = 1, step = 1;
-    memset(m->moe, 0, sizeof m->moe);
-    if (!m->experts) return VP_OK;
-    if ((st = vp_json_opt_int(c, p, "first_k_dense_replace", 0, m->layers, &first_dense, err))) return st; /* deepseek */
-    if ((st = vp_json_opt_int(c, p, "moe_layer_freq", 1, 4096, &freq, err))) return st;
-    if ((st = vp_json_opt_int(c, p, "decoder_sparse_step", 1, 4096, &step, err))) return st; /* qwen2_moe/qwen3_moe */
-    if (starts(mt, "llama4")) {
-        if ((st = vp_json_opt_int(c, p, "interleave_moe_layer_step", 1, 4096, &step, err))) return st;
-    }
-    const cJSON *only = cJSON_GetObjectItemCaseSensitive(c, "mlp_only_layers");
-    const cJSON *moe_list = cJSON_GetObjectItemCaseSensitive(c, "moe_layers"); /* llama4 explicit list */
-    m->n_moe_layers = 0;
-    for (int64_t i = 0; i < m->layers; i++) {
-        int sparse;
-        if (cJSON_IsArray(moe_list) && cJSON_GetArraySize(moe_list) > 0) {
-            sparse = 0;
-            const cJSON *x;
-            cJSON_ArrayForEach(x, moe_list) if (cJSON_IsNumber(x) && (int64_t)x->valuedouble == i) sparse = 1;
-        } else if (starts(mt, "llama4")) {
-            sparse = (i + 1) % step == 0; /* Llama4TextConfig: layers interleave_moe_layer_step-1, 2·step-1, ... */
-        } else if (starts(mt, "deepseek")) {
-            sparse = i >= first_dense && i % freq == 0; /* DeepseekV2DecoderLayer */
-        } else {
-            sparse = (i + 1) % step == 0; /* Qwen2MoeDecoderLayer */
-            if (cJSON_IsArray(only)) {
-                const cJSON *x;
-                cJSON_ArrayForEach(x, only) if (cJSON_IsNumber(x) && (int64_t)x->valuedouble == i) sparse = 0;
-            }
-        }
-        m->moe[i] = (unsigned char)sparse;
-        m->n_moe_layers += sparse;
-    }
-    return VP_OK;
+/* Layer i's KV-cache spec (vllm/v1/kv_cache_interface.py): MLA latent, sliding window, chunked local
+ * attention or full, from the family's layer maps. */
+static vp_layer_attn layer_attn(const vp_arch *a, int64_t i) {
+    if (a->mla_kv_rank) return VP_LAYER_MLA;
+    if (a->sliding_window > 0 && vp_layer_map_has(&a->sliding_map, i)) return VP_LAYER_SLIDING;
+    if (a->chunk_size > 0 && vp_layer_map_has(&a->chunked_map, i)) return VP_LAYER_CHUNKED;
+    return VP_LAYER_FULL;
 }
 
-/* Attention kind per layer. */
-static vp_status attn_layout(const cJSON *c, const char *p, vp_serve_model *m, vp_error *err) {
-    vp_status st;
-    const char *mt = m->model_type;
-    for (int64_t i = 0; i < m->layers; i++) m->attn[i] = m->kv_lora_rank ? VP_LAYER_MLA : VP_LAYER_FULL;
-    if (m->kv_lora_rank) return VP_OK;
-    m->sliding_window = 0;
-    if ((st = vp_json_opt_int(c, p, "sliding_window", 1, 1LL << 30, &m->sliding_window, err))) return st;
-    const cJSON *types = cJSON_GetObjectItemCaseSensitive(c, "layer_types");
-    if (cJSON_IsArray(types)) {
-        /* transformers >= 4.53 layer_types: "sliding_attention" | "full_attention" (| "chunked_attention") */
-        int64_t i = 0;
-        const cJSON *x;
-        cJSON_ArrayForEach(x, types) {
-            if (i >= m->layers) break;
-            if (cJSON_IsString(x) && !strcmp(x->valuestring, "sliding_attention") && m->sliding_window)
-                m->attn[i] = VP_LAYER_SLIDING;
-            i++;
-        }
-        return VP_OK;
+/* Rows of the rotary cos/sin caches (vllm/model_executor/layers/rotary_embedding): LinearScaling /
+ * DynamicNTKScaling caches hold max_position_embeddings × factor rows, YaRN (and DeepseekScaling)
+ * original_max_position × factor; llama3 and default RoPE max_position_embeddings. Gemma 3 has a second,
+ * unscaled cache for its sliding layers (rope_local_base_freq). */
+static int64_t rope_rows(const vp_arch *a, int64_t max_positions) {
+    double factor = 1.0;
+    int64_t base = max_positions;
+    if (a->rope_type == VP_ROPE_LINEAR || a->rope_type == VP_ROPE_DYNAMIC) factor = a->rope_factor;
+    if (a->rope_type == VP_ROPE_YARN) {
+        factor = a->rope_factor;
+        if (a->rope_orig_positions > 0) base = a->rope_orig_positions;
     }
-    if (starts(mt, "gemma2") && m->sliding_window) {
-        /* Gemma2DecoderLayer: is_sliding = not bool(layer_idx % 2) */
-        for (int64_t i = 0; i < m->layers; i++) m->attn[i] = (i % 2 == 0) ? VP_LAYER_SLIDING : VP_LAYER_FULL;
-    } else if (starts(mt, "gemma3") && m->sliding_window) {
-        /* Gemma3TextConfig: sliding_window_pattern = 6 -> layer i is global when (i + 1) % 6 == 0 */
-        int64_t pat = 6;
-        if ((st = vp_json_opt_int(c, p, "sliding_window_pattern", 1, 4096, &pat, err))) return st;
-        for (int64_t i = 0; i < m->layers; i++) m->attn[i] = ((i + 1) % pat) ? VP_LAYER_SLIDING : VP_LAYER_FULL;
-    } else if (starts(mt, "llama4")) {
-        /* Llama4TextConfig: RoPE layers use chunked local attention of attention_chunk_size; the NoPE
-         * layers (no_rope_layers[i] == 0, by default every 4th) attend to everything. */
-        m->chunk_size = 0;
-        if ((st = vp_json_opt_int(c, p, "attention_chunk_size", 1, 1LL << 30, &m->chunk_size, err))) return st;
-        if (!m->chunk_size) return VP_OK;
-        const cJSON *nr = cJSON_GetObjectItemCaseSensitive(c, "no_rope_layers");
-        for (int64_t i = 0; i < m->layers; i++) {
-            int rope = (i + 1) % 4 != 0;
-            if (cJSON_IsArray(nr) && i < cJSON_GetArraySize(nr)) {
-                const cJSON *x = cJSON_GetArrayItem(nr, (int)i);
-                if (cJSON_IsNumber(x)) rope = x->valuedouble != 0;
-            }
-            m->attn[i] = rope ? VP_LAYER_CHUNKED : VP_LAYER_FULL;
+    int64_t rows = (int64_t)((double)base * (factor > 1.0 ? factor : 1.0));
+    return a->rope_local ? rows + max_positions : rows;
+}
+
+/* vp_arch -> the serving shapes. */
+static void from_arch(const vp_arch *a, vp_serve_model *m) {
+    vp_strlcpy(m->model_type, a->model_type, sizeof m->model_type);
+    m->hidden = a->hidden;
+    m->layers = a->layers;
+    m->heads = a->heads;
+    m->vocab = a->vocab;
+    m->inter = a->inter; /* dense layers (llama4: intermediate_size_mlp; qwen v1: intermediate_size / 2) */
+    m->kv_heads = a->kv_heads;
+    m->head_dim = a->head_dim;
+    m->v_head_dim = a->head_dim;
+    if (a->mla_kv_rank) { /* DeepseekV2MLAAttention: q/k heads of nope + rope, v of v_head_dim, every head */
+        m->q_lora_rank = a->mla_q_rank;
+        m->kv_lora_rank = a->mla_kv_rank;
+        m->qk_nope_dim = a->mla_nope_dim;
+        m->qk_rope_dim = a->mla_rope_dim;
+        m->v_head_dim = a->mla_v_dim;
+        m->head_dim = a->mla_nope_dim + a->mla_rope_dim;
+        m->kv_heads = a->heads;
+    }
+    m->tie = a->tie;
+    m->qkv_bias = a->qkv_bias;
+    m->o_bias = a->o_bias;
+    m->mlp_bias = a->mlp_bias;
+    m->qk_norm = a->qk_norm;
+    m->qk_norm_full = a->qk_norm_full;
+    m->attn_sinks = a->attn_sinks;
+    m->gated_mlp = a->mlp != VP_MLP_GELU && a->mlp != VP_MLP_RELU; /* fc1/fc2 (PhiMLP, GPT2MLP, ...) */
+    m->norms_per_layer = a->norms_per_layer;
+    m->layernorm = a->norm == VP_NORM_LAYER && !a->norm_no_bias; /* LayerNorm weight + bias */
+    m->lm_head_bias = a->lm_head_bias;
+    m->embed_norm = a->embed_norm;
+    m->positions = a->positions;
+    if (a->experts) {
+        m->experts = a->experts;
+        m->experts_per_tok = a->experts_per_tok;
+        m->expert_inter = a->expert_inter;
+        /* all shared experts as one MLP: qwen2_moe shared_expert_intermediate_size (+ its sigmoid gate
+         * Linear(h, 1)), DeepseekV2MoE n_shared_experts × moe_intermediate_size, Llama4 one of intermediate_size */
+        m->shared_inter = a->shared_expert_inter ? a->shared_expert_inter : a->shared_experts * a->expert_inter;
+        m->shared_gate = a->shared_expert_inter > 0;
+        m->expert_bias = a->expert_bias;
+        m->router_bias = a->router_bias;
+        m->router_score_bias = a->router_score_bias;
+        for (int64_t i = 0; i < a->layers && i < VP_SERVE_MAX_LAYERS; i++) {
+            m->moe[i] = (unsigned char)vp_layer_map_has(&a->moe_map, i);
+            m->n_moe_layers += m->moe[i];
         }
     }
-    return VP_OK;
+    for (int64_t i = 0; i < a->layers && i < VP_SERVE_MAX_LAYERS; i++) m->attn[i] = (unsigned char)layer_attn(a, i);
+    m->sliding_window = a->sliding_window;
+    m->chunk_size = a->chunk_size;
+    m->max_positions = a->max_positions > 0 ? a->max_positions : 2048;
+    m->rotary_dim = !a->rope ? 0 : a->mla_kv_rank ? a->mla_rope_dim : (int64_t)((double)a->head_dim * a->rope_partial);
+    m->rope_positions = m->rotary_dim ? rope_rows(a, m->max_positions) : 0;
+    m->vision_params = a->vision_params;
 }
 
 vp_status vp_serve_model_from_hf(const cJSON *root, const char *p0, vp_serve_model *m, vp_error *err) {
     memset(m, 0, sizeof *m);
     if (!cJSON_IsObject(root)) return vp_fail(err, VP_ERR_FIELD, p0, "%s must be a JSON object (a config.json)", p0);
+    vp_arch a;
     vp_status st;
-    const cJSON *c = root;
-    char p[128];
-    vp_strlcpy(p, p0, sizeof p);
-    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
-    if (cJSON_IsObject(tc)) { /* Gemma3ForConditionalGeneration, Llama4ForConditionalGeneration, Mistral3 ... */
-        c = tc;
-        vp_path_key(p, sizeof p, p0, "text_config");
-    }
-    char mt[32] = "";
-    if ((st = vp_json_opt_str(c, p, "model_type", mt, sizeof mt, err))) return st;
-    if (!mt[0] && (st = vp_json_opt_str(root, p0, "model_type", mt, sizeof mt, err))) return st;
-    vp_strlcpy(m->model_type, mt[0] ? mt : "custom", sizeof m->model_type);
-    /* i13b: the engines keep a Mamba state cache beside (or instead of) the paged KV cache; not modelled
-     * here, so refuse rather than count a KV cache for every layer (training / generate: ssm_state.c) */
-    if (is(mt, "mamba") || is(mt, "mamba2") || is(mt, "jamba") || is(mt, "falcon_mamba"))
-        return vp_fail(err, VP_ERR_UNSUPPORTED, p,
-                       "%s: serving estimates for the state-space model_type \"%s\" are not modelled yet (train and "
-                       "infer modes are)", p, mt);
-    static const char *const k_h[] = {"hidden_size", "n_embd", "d_model", NULL};
-    static const char *const k_l[] = {"num_hidden_layers", "n_layer", "num_layers", NULL};
-    static const char *const k_a[] = {"num_attention_heads", "n_head", "num_heads", NULL};
-    static const char *const k_f[] = {"intermediate_size", "n_inner", "ffn_dim", NULL};
-    if ((st = opt_any(c, p, k_h, 1, MAXDIM, &m->hidden, err))) return st;
-    if ((st = opt_any(c, p, k_l, 1, VP_SERVE_MAX_LAYERS, &m->layers, err))) return st;
-    if ((st = opt_any(c, p, k_a, 1, 65536, &m->heads, err))) return st;
-    if ((st = vp_json_opt_int(c, p, "vocab_size", 1, MAXVOCAB, &m->vocab, err))) return st;
-    if (!m->vocab && (st = vp_json_opt_int(root, p0, "vocab_size", 1, MAXVOCAB, &m->vocab, err))) return st;
-    const char *need = !m->hidden ? "hidden_size" : !m->layers ? "num_hidden_layers" : !m->heads ? "num_attention_heads"
-                       : !m->vocab ? "vocab_size" : NULL;
-    if (need) {
-        char path[160];
-        vp_path_key(path, sizeof path, p, need);
-        return vp_fail(err, VP_ERR_FIELD, path, "missing required field %s", path);
-    }
-    m->kv_heads = m->heads;
-    if ((st = vp_json_opt_int(c, p, "num_key_value_heads", 1, 65536, &m->kv_heads, err))) return st;
-    if (m->kv_heads > m->heads) {
-        char path[160];
-        vp_path_key(path, sizeof path, p, "num_key_value_heads");
-        return vp_fail(err, VP_ERR_RANGE, path, "%s = %lld exceeds num_attention_heads = %lld", path,
-                       (long long)m->kv_heads, (long long)m->heads);
-    }
-    const char *t = m->model_type;
-    int gemma = starts(t, "gemma");
-    if ((st = vp_json_opt_int(c, p, "head_dim", 1, 65536, &m->head_dim, err))) return st;
-    if (!m->head_dim) {
-        if (gemma) m->head_dim = 256;                    /* GemmaConfig default */
-        else if (starts(t, "qwen3")) m->head_dim = 128;  /* Qwen3Config default */
-        else m->head_dim = m->hidden / m->heads;
-        if (!m->head_dim) m->head_dim = 1;
-    }
-    m->v_head_dim = m->head_dim;
-    m->inter = 4 * m->hidden;
-    if ((st = opt_any(c, p, k_f, 1, MAXDIM, &m->inter, err))) return st;
-    m->tie = gemma; /* tie_word_embeddings: True for gemma*, False for llama/mistral/qwen/phi/deepseek/gpt_oss/llama4 */
-    if ((st = vp_json_opt_bool(c, p, "tie_word_embeddings", &m->tie, err))) return st;
-    if (c != root && !cJSON_GetObjectItemCaseSensitive(c, "tie_word_embeddings") &&
-        (st = vp_json_opt_bool(root, p0, "tie_word_embeddings", &m->tie, err)))
-        return st;
-    int ab = starts(t, "qwen2") || is(t, "qwen2_vl") || is(t, "gpt_oss") || is(t, "phi");
-    if ((st = vp_json_opt_bool(c, p, "attention_bias", &ab, err))) return st;
-    m->qkv_bias = ab;
-    m->o_bias = ab && !starts(t, "qwen2"); /* Qwen2Attention: o_proj has no bias */
-    if ((st = vp_json_opt_bool(c, p, "mlp_bias", &m->mlp_bias, err))) return st;
-    m->gated_mlp = 1;
-    m->norms_per_layer = 2;
-    if (is(t, "phi") || is(t, "gpt2") || is(t, "gpt_neox") || is(t, "falcon")) {
-        m->gated_mlp = 0; /* fc1/fc2 (PhiMLP), LayerNorm with biases */
-        m->layernorm = 1;
-        m->mlp_bias = 1;
-        m->o_bias = m->qkv_bias = 1;
-        m->norms_per_layer = is(t, "phi") ? 1 : 2; /* PhiDecoderLayer: one input_layernorm (parallel attn/MLP) */
-    }
-    if (starts(t, "gemma2") || starts(t, "gemma3")) m->norms_per_layer = 4; /* pre/post attention and feedforward */
-    m->qk_norm = starts(t, "qwen3") || starts(t, "gemma3") || starts(t, "olmo2");
-    m->attn_sinks = is(t, "gpt_oss");
-    /* MoE */
-    static const char *const k_e[] = {"num_local_experts", "num_experts", "n_routed_experts", NULL};
-    if ((st = opt_any(c, p, k_e, 0, 65536, &m->experts, err))) return st;
-    if (m->experts) {
-        m->experts_per_tok = 1;
-        if ((st = vp_json_opt_int(c, p, "num_experts_per_tok", 1, m->experts, &m->experts_per_tok, err))) return st;
-        m->expert_inter = m->inter;
-        if ((st = vp_json_opt_int(c, p, "moe_intermediate_size", 1, MAXDIM, &m->expert_inter, err))) return st;
-        int64_t sh = 0, nsh = 0;
-        if ((st = vp_json_opt_int(c, p, "shared_expert_intermediate_size", 0, MAXDIM, &sh, err))) return st;
-        if (sh) m->shared_gate = 1; /* Qwen2MoeSparseMoeBlock.shared_expert_gate */
-        if ((st = vp_json_opt_int(c, p, "n_shared_experts", 0, 4096, &nsh, err))) return st;
-        if (nsh) sh = nsh * m->expert_inter; /* DeepseekV2MoE: one MLP of n_shared_experts × moe_intermediate_size */
-        if (starts(t, "llama4")) {
-            sh = m->inter; /* Llama4MoE: one shared expert of intermediate_size; dense layers use intermediate_size_mlp */
-            m->expert_inter = m->inter;
-            if ((st = vp_json_opt_int(c, p, "intermediate_size_mlp", 1, MAXDIM, &m->inter, err))) return st;
-        }
-        m->shared_inter = sh;
-        m->expert_bias = m->router_bias = is(t, "gpt_oss"); /* GptOssMLP: router and experts have biases */
-    }
-    /* MLA (DeepseekV2Config) */
-    if ((st = vp_json_opt_int(c, p, "kv_lora_rank", 0, MAXDIM, &m->kv_lora_rank, err))) return st;
-    if (m->kv_lora_rank) {
-        if ((st = vp_json_opt_int(c, p, "q_lora_rank", 0, MAXDIM, &m->q_lora_rank, err))) return st;
-        m->qk_nope_dim = 128;
-        m->qk_rope_dim = 64;
-        m->v_head_dim = 128;
-        if ((st = vp_json_opt_int(c, p, "qk_nope_head_dim", 0, 65536, &m->qk_nope_dim, err))) return st;
-        if ((st = vp_json_opt_int(c, p, "qk_rope_head_dim", 0, 65536, &m->qk_rope_dim, err))) return st;
-        if ((st = vp_json_opt_int(c, p, "v_head_dim", 1, 65536, &m->v_head_dim, err))) return st;
-        m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
-        m->kv_heads = m->heads;
-    }
-    if ((st = moe_layout(c, p, m, err))) return st;
-    if ((st = attn_layout(c, p, m, err))) return st;
-    /* rotary cos/sin cache: [max_position_embeddings, rotary_dim] (vllm rotary_embedding base.py _compute_cos_sin_cache) */
-    m->max_positions = 2048;
-    if ((st = vp_json_opt_int(c, p, "max_position_embeddings", 1, 1LL << 30, &m->max_positions, err))) return st;
-    double prf = 1.0;
-    if ((st = vp_json_opt_num(c, p, "partial_rotary_factor", 0.0, 1.0, &prf, err))) return st;
-    m->rotary_dim = m->kv_lora_rank ? m->qk_rope_dim : (int64_t)((double)m->head_dim * prf);
-    /* vllm/model_executor/layers/rotary_embedding: LinearScaling / DynamicNTKScaling caches hold
-     * max_position_embeddings × factor rows, YaRN (and DeepseekScaling) original_max_position × factor;
-     * llama3 and default RoPE max_position_embeddings. Gemma 3 has a second, unscaled cache for its
-     * sliding layers (rope_local_base_freq). */
-    double factor = 1.0;
-    int64_t base_pos = m->max_positions;
-    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(c, "rope_scaling");
-    if (cJSON_IsObject(rs)) {
-        char rp[160], rt[24] = "";
-        vp_path_key(rp, sizeof rp, p, "rope_scaling");
-        if ((st = vp_json_opt_str(rs, rp, "rope_type", rt, sizeof rt, err))) return st;
-        if (!rt[0] && (st = vp_json_opt_str(rs, rp, "type", rt, sizeof rt, err))) return st;
-        double fct = 1.0;
-        if ((st = vp_json_opt_num(rs, rp, "factor", 0.0, 1024.0, &fct, err))) return st;
-        if (!strcmp(rt, "linear") || !strcmp(rt, "dynamic")) factor = fct;
-        if (!strcmp(rt, "yarn") || !strcmp(rt, "deepseek_yarn")) {
-            factor = fct;
-            if ((st = vp_json_opt_int(rs, rp, "original_max_position_embeddings", 1, 1LL << 30, &base_pos, err))) return st;
-        }
-    }
-    m->rope_positions = (int64_t)((double)base_pos * (factor > 1.0 ? factor : 1.0));
-    if (starts(t, "gemma3")) m->rope_positions += m->max_positions;
-    if ((st = vision_params(root, p0, m->hidden, &m->vision_params, err))) return st;
-    /* dtype */
+    if ((st = vp_arch_from_hf(root, p0, &a, err))) return st;
+    if ((st = servable(root, p0, &a, err))) return st;
+    from_arch(&a, m);
+    /* dtype: the stored element size (not a shape: vp_arch does not carry it) */
     char dt[24] = "bfloat16";
     if ((st = vp_json_opt_str(root, p0, "torch_dtype", dt, sizeof dt, err))) return st;
     if ((st = vp_json_opt_str(root, p0, "dtype", dt, sizeof dt, err))) return st;
@@ -304,14 +166,19 @@ vp_status vp_serve_model_from_hf(const cJSON *root, const char *p0, vp_serve_mod
     double params = (double)m->layers * per_layer + 2.0 * (double)m->vocab * h + (double)m->vision_params;
     double kv_tok = 2.0 * (double)m->kv_heads * (double)m->head_dim * (double)m->layers * 4.0;
     if (params > 1e15 || kv_tok * 16777216.0 > 1e18)
-        return vp_fail(err, VP_ERR_RANGE, p, "%s: the shapes give about %.3g parameters and %.3g KV bytes per token; "
-                       "check the sizes", p, params, kv_tok);
+        return vp_fail(err, VP_ERR_RANGE, p0, "%s: the shapes give about %.3g parameters and %.3g KV bytes per token; "
+                       "check the sizes", p0, params, kv_tok);
+    /* quantization_config: at the top level, or in text_config of a multimodal checkpoint */
     const cJSON *qc = cJSON_GetObjectItemCaseSensitive(root, "quantization_config");
-    if (!qc) qc = cJSON_GetObjectItemCaseSensitive(c, "quantization_config");
-    if (qc && !cJSON_IsNull(qc)) {
-        char qp[160];
-        vp_path_key(qp, sizeof qp, p0, "quantization_config");
-        if ((st = vp_wquant_from_config(qc, qp, &m->quant, err))) return st;
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
+    char qp[160];
+    vp_path_key(qp, sizeof qp, p0, "quantization_config");
+    if (!qc && cJSON_IsObject(tc)) {
+        qc = cJSON_GetObjectItemCaseSensitive(tc, "quantization_config");
+        char tp[128];
+        vp_path_key(tp, sizeof tp, p0, "text_config");
+        vp_path_key(qp, sizeof qp, tp, "quantization_config");
     }
+    if (qc && !cJSON_IsNull(qc) && (st = vp_wquant_from_config(qc, qp, &m->quant, err))) return st;
     return VP_OK;
 }

@@ -159,7 +159,7 @@ static void ssm_serve_refused(void **s) {
     const char *m = t_fmt("{\"model\":{\"hf_config\":%s}}", config("mamba-codestral-7b-v0.1.json"));
     const char *msg = t_expect_error(t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"serve\",\"engine\":\"vllm\"},"
                                            "\"instances\":[%s]}", m),
-                                     VP_ERR_UNSUPPORTED, "instances[0].model.hf_config");
+                                     VP_ERR_UNSUPPORTED, "instances[0].model.hf_config.model_type");
     assert_non_null(strstr(msg, "mamba2"));
 }
 

@@ -252,10 +252,10 @@ static void serve_errors(void **s) {
                    VP_ERR_FIELD, "workload.batch");
     t_expect_error("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"serve\",\"engine\":\"vllm\"},"
                    "\"instances\":[{\"model\":{\"hf_config\":{\"model_type\":\"x\",\"hidden_size\":64}}}]}",
-                   VP_ERR_FIELD, "instances[0].model.hf_config.num_hidden_layers");
+                   VP_ERR_UNSUPPORTED, "instances[0].model.hf_config.model_type"); /* generic.c: an unknown family missing a field */
     t_expect_error("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"serve\",\"engine\":\"vllm\"},"
                    "\"instances\":[{\"model\":{\"hf_config\":{\"model_type\":\"llama\",\"hidden_size\":64,"
-                   "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"vocab_size\":10,\"quantization_config\":"
+                   "\"num_hidden_layers\":2,\"intermediate_size\":128,\"num_attention_heads\":4,\"vocab_size\":10,\"quantization_config\":"
                    "{\"quant_method\":\"hqq\"}}}}]}",
                    VP_ERR_UNSUPPORTED, "instances[0].model.hf_config.quantization_config.quant_method");
 }

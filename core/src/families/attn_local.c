@@ -10,7 +10,9 @@
  *   - VP_LOCAL_CHUNKED: Llama4TextConfig: no_rope_layers (default, also when empty:
  *     int((i + 1) % no_rope_layer_interval != 0), interval 4); a RoPE layer (1) is
  *     "chunked_attention" of attention_chunk_size (8192), a NoPE layer (0) "full_attention".
- * The counts feed the generate cache (kv_local.c); they change no parameter shape. */
+ * The layers are marked in a->sliding_map / a->chunked_map (layer_map.c) and counted; the counts feed
+ * the generate cache (kv_local.c), the maps the serving engines' per-layer KV specs (serve_model.c).
+ * They change no parameter shape. */
 #include <string.h>
 
 #include "family.h"
@@ -24,8 +26,8 @@ static vp_status read_layer_types(const cJSON *types, const char *p, vp_arch *a,
         if (i >= a->layers) break;
         if (!cJSON_IsString(x) || !x->valuestring)
             return vp_fail(err, VP_ERR_FIELD, path, "%s[%lld] must be a string", path, (long long)i);
-        if (!strcmp(x->valuestring, "sliding_attention")) a->sliding_layers++;
-        else if (!strcmp(x->valuestring, "chunked_attention")) a->chunked_layers++;
+        if (!strcmp(x->valuestring, "sliding_attention")) vp_layer_map_set(&a->sliding_map, i);
+        else if (!strcmp(x->valuestring, "chunked_attention")) vp_layer_map_set(&a->chunked_map, i);
         i++;
     }
     return VP_OK;
@@ -35,6 +37,8 @@ vp_status vp_read_local_attn(const cJSON *c, const char *p, vp_arch *a, vp_local
                              int64_t pattern_default, vp_error *err) {
     vp_status st;
     a->sliding_layers = a->chunked_layers = 0;
+    memset(&a->sliding_map, 0, sizeof a->sliding_map);
+    memset(&a->chunked_map, 0, sizeof a->chunked_map);
     a->sliding_window = rule == VP_LOCAL_CHUNKED ? 0 : window_default;
     a->chunk_size = rule == VP_LOCAL_CHUNKED ? window_default : 0;
     const cJSON *sw = cJSON_GetObjectItemCaseSensitive(c, "sliding_window");
@@ -51,11 +55,12 @@ vp_status vp_read_local_attn(const cJSON *c, const char *p, vp_arch *a, vp_local
         vp_path_key(path, sizeof path, p, "layer_types");
         return vp_fail(err, VP_ERR_FIELD, path, "%s must be a list of strings", path);
     } else if (rule == VP_LOCAL_ALTERNATE) {
-        a->sliding_layers = (a->layers + 1) / 2;
+        for (int64_t i = 0; i < a->layers; i += 2) vp_layer_map_set(&a->sliding_map, i); /* (i + 1) % 2 != 0 */
     } else if (rule == VP_LOCAL_PATTERN) {
         int64_t pat = pattern_default;
         if ((st = vp_json_opt_int(c, p, "sliding_window_pattern", 1, VP_MAXLAYERS, &pat, err))) return st;
-        a->sliding_layers = a->layers - a->layers / pat;
+        for (int64_t i = 0; i < a->layers; i++)
+            if ((i + 1) % pat) vp_layer_map_set(&a->sliding_map, i);
     } else if (rule == VP_LOCAL_CHUNKED) {
         int64_t every = 4;
         if ((st = vp_json_opt_int(c, p, "no_rope_layer_interval", 1, VP_MAXLAYERS, &every, err))) return st;
@@ -67,10 +72,12 @@ vp_status vp_read_local_attn(const cJSON *c, const char *p, vp_arch *a, vp_local
                 const cJSON *x = cJSON_GetArrayItem(nr, (int)i);
                 rope = cJSON_IsNumber(x) && x->valuedouble != 0;
             }
-            a->chunked_layers += rope;
+            if (rope) vp_layer_map_set(&a->chunked_map, i);
         }
     }
-    if (a->sliding_window <= 0) a->sliding_layers = 0;
-    if (a->chunk_size <= 0 && a->sliding_window <= 0) a->chunked_layers = 0;
+    if (a->sliding_window <= 0) memset(&a->sliding_map, 0, sizeof a->sliding_map);
+    if (a->chunk_size <= 0 && a->sliding_window <= 0) memset(&a->chunked_map, 0, sizeof a->chunked_map);
+    a->sliding_layers = vp_layer_map_count(&a->sliding_map, a->layers);
+    a->chunked_layers = vp_layer_map_count(&a->chunked_map, a->layers);
     return VP_OK;
 }

@@ -16,7 +16,7 @@
 
 static vp_status read_encoder(const cJSON *c, const char *p, vp_arch *a, int roberta, vp_error *err) {
     vp_status st;
-    vp_decoder_defaults d = {768, 12, 12, 0, 0, 3072, roberta ? 50265 : 30522, 1}; /* BertConfig / RobertaConfig */
+    vp_decoder_defaults d = {768, 12, 12, 0, 0, 3072, roberta ? 50265 : 30522, 1, 512}; /* BertConfig / RobertaConfig */
     if ((st = vp_read_decoder_defaults(c, p, a, &d, err))) return st;
     a->kv_heads = a->heads;
     a->qkv_bias = a->o_bias = a->mlp_bias = 1;

@@ -38,6 +38,8 @@ vp_status vp_read_bloom(const cJSON *c, const char *p, vp_arch *a, vp_error *err
     double drop = 0;
     if ((st = vp_json_opt_num(c, p, "hidden_dropout", 0, 1, &drop, err))) return st;
     a->resid_dropout = drop;
+    a->embed_norm = 1; /* word_embeddings_layernorm */
+    a->max_positions = 2048; /* ALiBi, no rotary embedding; no context field: vLLM's default 2048 */
     return VP_OK;
 }
 

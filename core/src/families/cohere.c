@@ -19,7 +19,9 @@ static vp_status read_cohere(const cJSON *c, const char *p, vp_arch *a, vp_error
 vp_status vp_read_cohere(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     vp_status st;
     if ((st = read_cohere(c, p, a, err))) return st;
-    return vp_json_opt_bool(c, p, "use_qk_norm", &a->qk_norm, err);
+    if ((st = vp_json_opt_bool(c, p, "use_qk_norm", &a->qk_norm, err))) return st;
+    a->qk_norm_full = a->qk_norm ? 2 : 0; /* CohereLayerNorm((a, d)) and ((a_kv, d)), one row per head */
+    return VP_OK;
 }
 
 vp_status vp_read_cohere2(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {

@@ -15,7 +15,7 @@
 
 vp_status vp_read_deberta_v2(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     vp_status st;
-    vp_decoder_defaults d = {1536, 24, 24, 0, 0, 6144, 128100, 1};
+    vp_decoder_defaults d = {1536, 24, 24, 0, 0, 6144, 128100, 1, 512};
     if ((st = vp_read_decoder_defaults(c, p, a, &d, err))) return st;
     a->kv_heads = a->heads;
     a->qkv_bias = a->o_bias = a->mlp_bias = 1;

@@ -1,5 +1,7 @@
 /* decoder_read.c: the config.json fields every Llama-style decoder shares (LlamaConfig in
  * transformers 5.x models/llama/configuration_llama.py), read once for all decoder families. */
+#include <string.h>
+
 #include "family.h"
 
 int vp_has_key(const cJSON *c, const char *key) {
@@ -59,7 +61,12 @@ vp_status vp_read_decoder_defaults(const cJSON *c, const char *p, vp_arch *a, co
     a->norm = VP_NORM_RMS;
     a->norms_per_layer = 2;
     if ((st = vp_json_opt_num(c, p, "attention_dropout", 0.0, 1.0, &a->attn_dropout, err))) return st;
-    return VP_OK;
+    /* an explicit layer_types (transformers >= 4.53 writes it, e.g. Qwen2Config from use_sliding_window and
+     * max_window_layers) marks the sliding / chunked layers of any family; the families with a default rule
+     * (gemma2, gemma3, cohere2, gpt_oss, llama4) read it again with their defaults (attn_local.c) */
+    if (vp_has_key(c, "layer_types") && (st = vp_read_local_attn(c, p, a, VP_LOCAL_NONE, 0, 0, err))) return st;
+    a->max_positions = d->max_positions;
+    return vp_read_rope(c, p, a, "partial_rotary_factor", 1.0, err);
 }
 
 vp_status vp_read_decoder_common(const cJSON *c, const char *p, vp_arch *a, int tie_default, vp_error *err) {
@@ -91,6 +98,7 @@ vp_status vp_read_moe(const cJSON *c, const char *p, vp_arch *a, const char *n_k
     if (inter_key && (st = vp_json_opt_int(c, p, inter_key, 1, VP_MAXDIM, &a->expert_inter, err))) return st;
     if (a->expert_inter <= 0) return vp_read_need_inter(p, a, err);
     a->moe_layers = a->layers;
+    vp_layer_map_fill(&a->moe_map, a->layers);
     return VP_OK;
 }
 
@@ -101,6 +109,7 @@ vp_status vp_read_sparse_layers(const cJSON *c, const char *p, vp_arch *a, vp_er
     int64_t step = 1;
     if ((st = vp_json_opt_int(c, p, "decoder_sparse_step", 1, VP_MAXLAYERS, &step, err))) return st;
     int64_t sparse = 0;
+    memset(&a->moe_map, 0, sizeof a->moe_map);
     const cJSON *only = cJSON_GetObjectItemCaseSensitive(c, "mlp_only_layers");
     for (int64_t i = 0; i < a->layers; i++) {
         int dense = 0;
@@ -108,7 +117,10 @@ vp_status vp_read_sparse_layers(const cJSON *c, const char *p, vp_arch *a, vp_er
             const cJSON *x;
             cJSON_ArrayForEach(x, only) if (cJSON_IsNumber(x) && (int64_t)x->valuedouble == i) dense = 1;
         }
-        if (!dense && (i + 1) % step == 0) sparse++;
+        if (!dense && (i + 1) % step == 0) {
+            vp_layer_map_set(&a->moe_map, i);
+            sparse++;
+        }
     }
     a->moe_layers = sparse;
     if (sparse < a->layers && (st = vp_read_need_inter(p, a, err))) return st;

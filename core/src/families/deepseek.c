@@ -59,7 +59,11 @@ static vp_status read_deepseek(const cJSON *c, const char *p, vp_arch *a, int v3
         a->experts = routed;
         a->shared_experts = shared;
         int64_t n = 0;
-        for (int64_t i = 0; i < a->layers; i++) n += i >= first_dense && i % freq == 0; /* DeepseekV3DecoderLayer */
+        for (int64_t i = 0; i < a->layers; i++) /* DeepseekV3DecoderLayer */
+            if (i >= first_dense && i % freq == 0) {
+                vp_layer_map_set(&a->moe_map, i);
+                n++;
+            }
         a->moe_layers = n;
         const cJSON *tm = cJSON_GetObjectItemCaseSensitive(c, "topk_method");
         a->router_score_bias = v3 || (cJSON_IsString(tm) && tm->valuestring && !strcmp(tm->valuestring, "noaux_tc"));

@@ -65,6 +65,11 @@ static vp_status read_falcon(const cJSON *c, const char *p, vp_arch *a, int new_
     double drop = 0;
     if ((st = vp_json_opt_num(c, p, "hidden_dropout", 0, 1, &drop, err))) return st;
     a->resid_dropout = drop;
+    /* FalconConfig max_position_embeddings 2048; alibi (False) replaces the rotary embedding */
+    if ((st = vp_read_rope(c, p, a, NULL, 1.0, err))) return st;
+    int alibi = 0;
+    if ((st = vp_json_opt_bool(c, p, "alibi", &alibi, err))) return st;
+    a->rope = !alibi;
     return VP_OK;
 }
 

@@ -39,9 +39,14 @@ vp_status vp_read_decoder_common(const cJSON *c, const char *p, vp_arch *a, int 
 typedef struct {
     int64_t hidden, layers, heads, kv_heads, head_dim, inter, vocab;
     int tie;
+    int64_t max_positions; /* max_position_embeddings (0: LlamaConfig's 2048) */
 } vp_decoder_defaults;
 vp_status vp_read_decoder_defaults(const cJSON *c, const char *p, vp_arch *a, const vp_decoder_defaults *d,
                                    vp_error *err);
+/* max_position_embeddings (default: a->max_positions when set, else 2048), the rotated fraction (partial_key, e.g. "partial_rotary_factor"; NULL: none,
+ * partial_default) and rope_scaling / rope_parameters (families/rope.c). decoder_defaults calls it. */
+vp_status vp_read_rope(const cJSON *c, const char *p, vp_arch *a, const char *partial_key, double partial_default,
+                       vp_error *err);
 /* intermediate_size must be present (and > 0). */
 vp_status vp_read_need_inter(const char *p, const vp_arch *a, vp_error *err);
 /* n_key experts, num_experts_per_tok, inter_key per-expert size (NULL: intermediate_size); all layers sparse. */
@@ -53,7 +58,8 @@ vp_status vp_read_sparse_layers(const cJSON *c, const char *p, vp_arch *a, vp_er
 int vp_has_key(const cJSON *c, const char *key);
 /* Sliding-window / chunked layers and their window (families/attn_local.c): layer_types, else the
  * configuration class's default rule. */
-typedef enum { VP_LOCAL_ALTERNATE = 1, VP_LOCAL_PATTERN, VP_LOCAL_CHUNKED } vp_local_rule;
+/* VP_LOCAL_NONE: only an explicit layer_types (decoder_read.c, generic.c: any family). */
+typedef enum { VP_LOCAL_NONE = 0, VP_LOCAL_ALTERNATE, VP_LOCAL_PATTERN, VP_LOCAL_CHUNKED } vp_local_rule;
 vp_status vp_read_local_attn(const cJSON *c, const char *p, vp_arch *a, vp_local_rule rule, int64_t window_default,
                              int64_t pattern_default, vp_error *err);
 
@@ -70,6 +76,8 @@ void vp_count_add(vp_param_counts *c, int64_t attn, int64_t mlp, int64_t norm, i
  * *hidden; on a bad field *st is set and err names it. */
 int64_t vp_siglip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err);
 int64_t vp_clip_vision_params(const cJSON *v, const char *vp, int64_t *hidden, vp_status *st, vp_error *err);
+/* ... of a multimodal config no family claims: a SigLIP-shaped ViT + a linear projector. */
+int64_t vp_generic_vision_params(const cJSON *v, const char *vp, int64_t text_hidden, vp_status *st, vp_error *err);
 vp_status vp_read_vit_tower(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err);
 /* ... and its block shapes into a->vis_* (vlm_images.c). */
 vp_status vp_read_vis_shape(const cJSON *v, const char *vp, int siglip, vp_arch *a, vp_error *err);
@@ -116,6 +124,7 @@ vp_status vp_read_glm4(const cJSON *, const char *, vp_arch *, vp_error *);
 vp_status vp_read_cohere(const cJSON *, const char *, vp_arch *, vp_error *);
 vp_status vp_read_cohere2(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_cohere(const vp_arch *, vp_param_counts *);
+vp_status vp_read_phi(const cJSON *, const char *, vp_arch *, vp_error *);
 vp_status vp_read_phimoe(const cJSON *, const char *, vp_arch *, vp_error *);
 void vp_count_phimoe(const vp_arch *, vp_param_counts *);
 vp_status vp_read_gpt_oss(const cJSON *, const char *, vp_arch *, vp_error *);

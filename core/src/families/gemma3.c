@@ -4,8 +4,9 @@
  *
  * Gemma3TextConfig defaults (configuration_gemma3.py): vocab 262208, hidden 2304, intermediate 9216,
  * 26 layers, 8 heads, 4 key/value heads, head_dim 256, tie_word_embeddings True, sliding_window 4096,
- * sliding_window_pattern 6 (five local layers, then one global), final_logit_softcapping None. The
- * published 4b/12b/27b configs leave heads, head_dim and vocab out, so the defaults matter.
+ * sliding_window_pattern 6 (five local layers, then one global), final_logit_softcapping None,
+ * max_position_embeddings 131072. The published 4b/12b/27b configs leave heads, head_dim, vocab and
+ * max_position_embeddings out, so the defaults matter.
  *
  * Block (modeling_gemma3.py Gemma3DecoderLayer): input_layernorm, post_attention_layernorm,
  * pre_feedforward_layernorm, post_feedforward_layernorm (4 Gemma3RMSNorm(h), x·(1 + w) in fp32);
@@ -19,7 +20,7 @@
 #include "family.h"
 #include "vlm_images.h"
 
-static const vp_decoder_defaults k_text = {2304, 26, 8, 4, 256, 9216, 262208, 1};
+static const vp_decoder_defaults k_text = {2304, 26, 8, 4, 256, 9216, 262208, 1, 131072};
 
 static vp_status read_text(const cJSON *c, const char *p, vp_arch *a, int tie_default, vp_error *err) {
     vp_decoder_defaults d = k_text;
@@ -31,6 +32,7 @@ static vp_status read_text(const cJSON *c, const char *p, vp_arch *a, int tie_de
     a->norms_per_layer = 4;
     a->qk_norm = 1;
     a->final_logit_softcap = 0; /* None by default; a config may set it */
+    a->rope_local = 1; /* Gemma3Attention: the sliding layers rotate by rope_local_base_freq, unscaled */
     if ((st = vp_json_opt_num(c, p, "final_logit_softcapping", 0, 1e9, &a->final_logit_softcap, err))) return st;
     /* five local layers per global one: sliding_window 4096, sliding_window_pattern 6 (attn_local.c) */
     return vp_read_local_attn(c, p, a, VP_LOCAL_PATTERN, 4096, 6, err);

@@ -5,7 +5,7 @@
  * warning naming what was assumed: the count may be approximate. A multimodal config whose
  * language model sits in text_config is read from there. Sparse-MoE fields (num_local_experts,
  * num_experts, n_routed_experts with num_experts_per_tok and moe_intermediate_size) make every
- * layer an MoE layer. */
+ * layer an MoE layer. A vision_config beside it is counted as a generic ViT tower (vision_towers.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -108,6 +108,7 @@ vp_status vp_read_generic(const cJSON *c, const char *p, vp_arch *a, vp_error *e
         a->expert_inter = a->inter;
         if ((st = opt(c, p, k_einter, 1, VP_MAXDIM, &a->expert_inter, err))) return st;
         a->moe_layers = a->layers;
+        vp_layer_map_fill(&a->moe_map, a->layers);
     }
     a->tie = 0; /* LlamaConfig default; a multimodal config may set it at the top level */
     if ((st = vp_json_opt_bool(top, p0, "tie_word_embeddings", &a->tie, err))) return st;
@@ -117,11 +118,21 @@ vp_status vp_read_generic(const cJSON *c, const char *p, vp_arch *a, vp_error *e
     a->mlp = VP_MLP_SWIGLU;
     a->norm = VP_NORM_RMS;
     a->norms_per_layer = 2;
+    if ((st = vp_read_rope(c, p, a, "partial_rotary_factor", 1.0, err))) return st;
+    if (vp_has_key(c, "layer_types") && (st = vp_read_local_attn(c, p, a, VP_LOCAL_NONE, 0, 0, err))) return st;
+    const cJSON *vc = cJSON_GetObjectItemCaseSensitive(top, "vision_config");
+    if (cJSON_IsObject(vc)) { /* a vision tower beside the language model (vision_towers.c) */
+        char vp[128];
+        vp_path_key(vp, sizeof vp, p0, "vision_config");
+        a->vision_params = vp_generic_vision_params(vc, vp, a->hidden, &st, err);
+        if (st) return st;
+    }
     /* the approximation comes first: a long model_type can only cut the list of assumptions */
     snprintf(a->note, sizeof a->note,
              "unknown model_type \"%s\", its parameter count may be approximate: read as a generic decoder (SwiGLU, "
-             "RMSNorm, no biases%s%s)%s%s",
-             shown, a->experts ? ", MoE" : "", from_text ? ", from text_config" : "", n ? "; assumed " : "",
+             "RMSNorm, no biases%s%s%s)%s%s",
+             shown, a->experts ? ", MoE" : "", from_text ? ", from text_config" : "",
+             a->vision_params ? ", generic ViT vision tower" : "", n ? "; assumed " : "",
              n ? assumed + 2 : "");
     return VP_OK;
 }

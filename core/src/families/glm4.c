@@ -16,5 +16,5 @@ vp_status vp_read_glm4(const cJSON *c, const char *p, vp_arch *a, vp_error *err)
     a->o_bias = 0;
     a->fused_gate_up = 1;
     a->norms_per_layer = 4;
-    return VP_OK;
+    return vp_read_rope(c, p, a, "partial_rotary_factor", 0.5, err); /* Glm4Config partial_rotary_factor 0.5 */
 }

@@ -38,6 +38,7 @@ vp_status vp_read_gpt2(const cJSON *c, const char *p, vp_arch *a, vp_error *err)
     char act[32] = "gelu_new";
     if ((st = vp_json_opt_str(c, p, "activation_function", act, sizeof act, err))) return st;
     a->gelu_python = strcmp(act, "gelu_new") == 0; /* transformers activations.py NewGELUActivation */
+    a->max_positions = a->positions; /* learned positions (wpe), no rotary embedding */
     return VP_OK;
 }
 

@@ -20,5 +20,5 @@ vp_status vp_read_gpt_neox(const cJSON *c, const char *p, vp_arch *a, vp_error *
     double drop = 0;
     if ((st = vp_json_opt_num(c, p, "hidden_dropout", 0, 1, &drop, err))) return st;
     a->resid_dropout = drop;
-    return VP_OK;
+    return vp_read_rope(c, p, a, "rotary_pct", 0.25, err); /* GPTNeoXConfig rotary_pct 0.25 */
 }

@@ -15,7 +15,7 @@
 
 vp_status vp_read_gpt_oss(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     vp_status st;
-    vp_decoder_defaults d = {2880, 36, 64, 8, 64, 2880, 201088, 0}; /* GptOssConfig defaults */
+    vp_decoder_defaults d = {2880, 36, 64, 8, 64, 2880, 201088, 0, 131072}; /* GptOssConfig defaults */
     if ((st = vp_read_decoder_defaults(c, p, a, &d, err))) return st;
     int bias = 1;
     if ((st = vp_json_opt_bool(c, p, "attention_bias", &bias, err))) return st;
@@ -36,6 +36,7 @@ vp_status vp_read_gpt_oss(const cJSON *c, const char *p, vp_arch *a, vp_error *e
     }
     a->expert_inter = a->inter;
     a->moe_layers = a->layers;
+    vp_layer_map_fill(&a->moe_map, a->layers);
     /* GptOssConfig: layer_types alternate sliding (window 128) and full attention (attn_local.c) */
     if ((st = vp_read_local_attn(c, p, a, VP_LOCAL_ALTERNATE, 128, 0, err))) return st;
     /* quantization_config.quant_method "mxfp4": the experts' gate_up and down weights (not their biases) */

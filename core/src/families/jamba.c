@@ -22,7 +22,7 @@
 
 vp_status vp_read_jamba(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     vp_status st;
-    vp_decoder_defaults d = {4096, 32, 32, 8, 0, 14336, 65536, 0}; /* JambaConfig defaults */
+    vp_decoder_defaults d = {4096, 32, 32, 8, 0, 14336, 65536, 0, 262144}; /* JambaConfig defaults */
     if ((st = vp_read_decoder_defaults(c, p, a, &d, err))) return st;
     if (a->hidden % a->heads != 0) { /* JambaAttention raises the same */
         char path[128];

@@ -2,7 +2,7 @@
  * Llama4ForConditionalGeneration). The language model sits in text_config:
  *   Llama4TextAttention q/k/v/o_proj (no bias; the qk norm is Llama4TextL2Norm, no weights; chunked
  *   attention on the RoPE layers, attention_chunk_size 8192);
- *   a layer is MoE when it is in moe_layers = range(interleave_moe_layer_step - 1, L, step):
+ *   a layer is MoE when it is in moe_layers (default range(interleave_moe_layer_step - 1, L, step)):
  *   Llama4TextMoe = router Linear(h, E, bias=False), Llama4TextExperts gate_up_proj (E, h, 2f) and
  *   down_proj (E, f, h) with f = intermediate_size, and shared_expert Llama4TextMLP(intermediate_size);
  *   the other layers are Llama4TextMLP(intermediate_size_mlp); two RMSNorms per layer; untied lm_head.
@@ -27,7 +27,7 @@ vp_status vp_read_llama4(const cJSON *c, const char *p, vp_arch *a, vp_error *er
     vp_status st;
     /* Llama4TextConfig defaults: vocab 202048, hidden 5120, intermediate 8192, intermediate_size_mlp
      * 16384, 48 layers, 40 heads, 8 key/value heads, head_dim 128, 16 experts, top-1, step 1 */
-    vp_decoder_defaults d = {5120, 48, 40, 8, 128, 8192, 202048, 0};
+    vp_decoder_defaults d = {5120, 48, 40, 8, 128, 8192, 202048, 0, 131072}; /* max_position_embeddings 4096 · 32 */
     if ((st = vp_read_decoder_defaults(t, tp, a, &d, err))) return st;
     a->expert_inter = a->inter;
     a->inter = 16384;
@@ -43,7 +43,26 @@ vp_status vp_read_llama4(const cJSON *c, const char *p, vp_arch *a, vp_error *er
         vp_path_key(path, sizeof path, tp, "num_experts_per_tok");
         return vp_fail(err, VP_ERR_RANGE, path, "%s exceeds num_local_experts", path);
     }
-    a->moe_layers = a->layers >= step ? (a->layers - (step - 1) + step - 1) / step : 0;
+    /* Llama4TextConfig: moe_layers if given, else list(range(interleave_moe_layer_step - 1, L, step)) */
+    const cJSON *ml = cJSON_GetObjectItemCaseSensitive(t, "moe_layers");
+    if (cJSON_IsArray(ml)) {
+        char path[128];
+        vp_path_key(path, sizeof path, tp, "moe_layers");
+        const cJSON *x;
+        cJSON_ArrayForEach(x, ml) {
+            if (!cJSON_IsNumber(x) || x->valuedouble < 0 || x->valuedouble >= (double)a->layers)
+                return vp_fail(err, VP_ERR_RANGE, path, "%s must list layer indices below num_hidden_layers = %lld",
+                               path, (long long)a->layers);
+            vp_layer_map_set(&a->moe_map, (int64_t)x->valuedouble);
+        }
+    } else if (ml && !cJSON_IsNull(ml)) {
+        char path[128];
+        vp_path_key(path, sizeof path, tp, "moe_layers");
+        return vp_fail(err, VP_ERR_FIELD, path, "%s must be a list of layer indices", path);
+    } else {
+        for (int64_t i = step - 1; i < a->layers; i += step) vp_layer_map_set(&a->moe_map, i);
+    }
+    a->moe_layers = vp_layer_map_count(&a->moe_map, a->layers);
     a->shared_experts = 1;
     /* the RoPE layers attend in chunks of attention_chunk_size 8192; every 4th (NoPE) layer is global */
     if ((st = vp_read_local_attn(t, tp, a, VP_LOCAL_CHUNKED, 8192, 0, err))) return st;

@@ -9,6 +9,7 @@ vp_status vp_read_olmo2(const cJSON *c, const char *p, vp_arch *a, vp_error *err
     vp_status st;
     if ((st = vp_read_decoder_common(c, p, a, 0, err))) return st;
     a->qk_norm = 1; /* the activations of a q/k norm are the same, per head or whole-width */
+    a->qk_norm_full = 1;
     return vp_read_need_inter(p, a, err);
 }
 

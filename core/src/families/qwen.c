@@ -27,5 +27,5 @@ vp_status vp_read_qwen(const cJSON *c, const char *p, vp_arch *a, vp_error *err)
     if ((st = vp_json_opt_num(c, p, "attn_dropout_prob", 0, 1, &a->attn_dropout, err))) return st;
     if ((st = vp_json_opt_num(c, p, "emb_dropout_prob", 0, 1, &drop, err))) return st;
     a->embd_dropout = drop;
-    return VP_OK;
+    return vp_read_rope(c, p, a, "rotary_pct", 1.0, err); /* QWenConfig rotary_pct 1.0 */
 }

@@ -33,6 +33,7 @@ static const vp_family k_families[] = {
     {"granite", vp_read_granite, NULL},
     {"granitemoe", vp_read_granitemoe, NULL},
     {"phimoe", vp_read_phimoe, vp_count_phimoe},
+    {"phi", vp_read_phi, vp_count_phimoe}, /* the shared count + the lm_head bias, as phimoe */
     {"cohere", vp_read_cohere, vp_count_cohere},
     {"cohere2", vp_read_cohere2, vp_count_cohere},
     {"starcoder2", vp_read_starcoder2, NULL},

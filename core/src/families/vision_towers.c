@@ -123,3 +123,36 @@ vp_status vp_read_vis_qwen(const cJSON *v, const char *vp, int64_t e, int64_t f,
     a->vis_merge = merge;
     return vp_json_opt_int(v, vp, "num_heads", 1, 65536, &a->vis_heads, err);
 }
+
+/* The vision tower of a multimodal config no family claims (families/generic.c): a ViT of
+ * vision_config's width (embed_dim, else hidden_size or width: Qwen-style towers name the language
+ * model's width hidden_size), depth (num_hidden_layers, depth or num_layers) and MLP
+ * (intermediate_size or mlp_dim, else 4 × width). Per block q/k/v/o Linear(e, e) with biases, two
+ * LayerNorms, fc1 / fc2 with biases; a patch Conv2d with bias, (image_size / patch_size)² learned
+ * positions, a final LayerNorm, and a Linear(e, text hidden) projector: SiglipVisionModel's layout
+ * (vllm siglip.py SiglipEncoderLayer), the most common tower. 0 when vision_config names no width or
+ * no depth. */
+static const char *first_of(const cJSON *v, const char *const *keys) {
+    for (int i = 0; keys[i]; i++)
+        if (vp_has_key(v, keys[i])) return keys[i];
+    return keys[0];
+}
+
+int64_t vp_generic_vision_params(const cJSON *v, const char *vp, int64_t text_hidden, vp_status *st, vp_error *err) {
+    static const char *const k_e[] = {"embed_dim", "hidden_size", "width", NULL};
+    static const char *const k_f[] = {"intermediate_size", "mlp_dim", NULL};
+    static const char *const k_l[] = {"num_hidden_layers", "depth", "num_layers", NULL};
+    int64_t e = 0, f = 0, l = 0, patch = 14, img = 224, ch = 3;
+    *st = VP_OK;
+    if ((*st = vp_json_opt_int(v, vp, first_of(v, k_e), 1, VP_MAXDIM, &e, err))) return 0;
+    if ((*st = vp_json_opt_int(v, vp, first_of(v, k_f), 1, VP_MAXDIM, &f, err))) return 0;
+    if ((*st = vp_json_opt_int(v, vp, first_of(v, k_l), 1, VP_MAXLAYERS, &l, err))) return 0;
+    if ((*st = vp_json_opt_int(v, vp, "patch_size", 1, 4096, &patch, err))) return 0;
+    if ((*st = vp_json_opt_int(v, vp, "image_size", 1, 65536, &img, err))) return 0;
+    if ((*st = vp_json_opt_int(v, vp, "num_channels", 1, 64, &ch, err))) return 0;
+    if (!e || !l) return 0;
+    if (!f) f = 4 * e;
+    int64_t n = (img / patch) * (img / patch);
+    int64_t block = 4 * (e * e + e) + 2 * 2 * e + (e * f + f) + (f * e + e);
+    return l * block + ch * patch * patch * e + e + n * e + 2 * e + e * text_hidden;
+}
