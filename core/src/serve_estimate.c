@@ -107,6 +107,20 @@ static void llamacpp_lines(const vp_serve_result *r, vp_serving *o, vp_device *d
     comp(d, "compute_buffer", "compute buffer", r->compute_buffer_bytes, "ggml graph at n_ubatch");
 }
 
+/* Bytes of KV cache one max_model_len request needs beyond the pool the engine sized (0 when it fits or
+ * when the refusal is not about memory). vLLM counts blocks (get_max_concurrency_for_kv_cache_config);
+ * SGLang and llama.cpp tokens. */
+static uint64_t kv_shortfall(const vp_serve_result *r) {
+    if (r->engine == VP_ENGINE_VLLM) {
+        int64_t missing = r->layout.blocks_per_request - r->num_gpu_blocks;
+        if (missing <= 0) return 0;
+        /* one block = a page in each layer of a group (serve_vllm.c: blocks = avail / page_bytes / group_size) */
+        return (uint64_t)missing * (uint64_t)r->layout.page_bytes * (uint64_t)(r->layout.group_size > 0 ? r->layout.group_size : 1);
+    }
+    int64_t missing = r->max_model_len - r->kv_cache_tokens;
+    return missing > 0 && r->kv_bytes_per_token > 0 ? (uint64_t)missing * (uint64_t)r->kv_bytes_per_token : 0;
+}
+
 vp_status vp_serve_estimate(const vp_plan *plan, vp_estimate *e, vp_error *err) {
     const vp_plan_serve *sv = &plan->serve;
     vp_serve_result r;
@@ -180,6 +194,10 @@ vp_status vp_serve_estimate(const vp_plan *plan, vp_estimate *e, vp_error *err) 
         d->peak_reserved_bytes = d->peak_alloc_bytes;
         d->nvidia_smi_bytes = d->peak_alloc_bytes + VP_SERVE_CONTEXT_BYTES;
         d->headroom_bytes = (int64_t)d->usable_bytes - (int64_t)d->peak_alloc_bytes;
+        /* vLLM / SGLang fill the budget with the KV pool; when it cannot hold one max_model_len request the
+         * headroom is what that request's KV lacks (vLLM's startup error compares the two sizes:
+         * v1/core/kv_cache_utils.py check_enough_kv_cache_memory) */
+        if (!r.fits && d->headroom_bytes >= 0 && kv_shortfall(&r) > 0) d->headroom_bytes = -(int64_t)kv_shortfall(&r);
         d->fits = r.fits;
         d->n_phases = 1;
         vp_strlcpy(d->phases[0].name, "serving", sizeof d->phases[0].name);

@@ -197,6 +197,36 @@ static void sglang_pool(void **s) {
     t_assert_contains(v->launch, "python -m sglang.launch_server --model-path", __FILE__, __LINE__);
 }
 
+/* A request longer than the KV pool: the GPU does not fit, and its headroom is what that request's KV lacks, as
+ * vLLM's startup error compares them (kv_cache_utils.py check_enough_kv_cache_memory). Llama-3.1-8B bf16 KV:
+ * 32 layers × 8 heads × 128 × 2 (K, V) × 2 B = 131,072 B per token; vLLM in 16-token blocks: 2 MiB per block,
+ * 100,000 tokens = 6,250 blocks. SGLang counts tokens: 100,000 × 131,072 B less its pool. */
+static const vp_estimate *serve_est(const char *workload) {
+    return t_estimate(t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":%s,\"instances\":[{\"model\":%s}],"
+                            "\"hardware\":{\"capacity_bytes\":%llu}}",
+                            workload, HF(CFG_LLAMA31_8B_SERVE), (unsigned long long)H100_TOTAL));
+}
+static void kv_shortfall_headroom(void **s) {
+    (void)s;
+    const vp_estimate *e = serve_est("{\"mode\":\"serve\",\"engine\":\"vllm\",\"max_model_len\":100000,\"gpu_memory_utilization\":0.3}");
+    const vp_serving *v = &e->serving;
+    assert_int_equal(v->block_size, 16);
+    assert_true(v->num_gpu_blocks < 6250);
+    assert_false(e->fits);
+    assert_false(e->devices[0].fits);
+    assert_int_equal(e->devices[0].headroom_bytes, -(int64_t)(6250 - v->num_gpu_blocks) * 16 * 131072);
+    e = serve_est("{\"mode\":\"serve\",\"engine\":\"sglang\",\"max_model_len\":100000,\"mem_fraction_static\":0.3}");
+    v = &e->serving;
+    assert_true(v->kv_cache_tokens < 100000);
+    assert_false(e->devices[0].fits);
+    assert_int_equal(e->devices[0].headroom_bytes, -(int64_t)(100000 - v->kv_cache_tokens) * 131072);
+    /* refused for a reason that is not memory (max_model_len above max_position_embeddings 131072): no shortfall */
+    e = serve_est(VLLM(",\"max_model_len\":140000"));
+    assert_false(e->devices[0].fits);
+    assert_int_equal(e->devices[0].headroom_bytes, 0);
+    t_assert_contains(e->serving.note, "max_position_embeddings", __FILE__, __LINE__);
+}
+
 /* llama.cpp, Phi-3-mini Q4_K_M, all 33 layers offloaded (llama-quant.cpp):
  * attn_qkv -> Q5_K (176 B / 256), attn_output and ffn_up -> Q4_K (144 B / 256), ffn_down -> Q6_K
  * (210 B / 256) in the use_more_bits layers (i < 4, i >= 28, (i − 4) % 3 == 2: 16 of 32) else
@@ -336,7 +366,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(vllm_pp_split),        cmocka_unit_test(quant_w4a16_bytes),
         cmocka_unit_test(quant_fp8_online),     cmocka_unit_test(sglang_pool),
         cmocka_unit_test(llamacpp_q4km_phi3),   cmocka_unit_test(llamacpp_cache_types),
-        cmocka_unit_test(serve_errors),         cmocka_unit_test(answers), cmocka_unit_test(llamacpp_llama8b_types),
+        cmocka_unit_test(serve_errors),         cmocka_unit_test(answers), cmocka_unit_test(kv_shortfall_headroom), cmocka_unit_test(llamacpp_llama8b_types),
     };
     return T_RUN("serve", tests, argc, argv);
 }
