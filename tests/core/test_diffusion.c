@@ -449,6 +449,30 @@ static void offload_empty_cache(void **s) {
     assert_true(now->peak_reserved_bytes < old->peak_reserved_bytes);
 }
 
+/* torch.autocast's weight-cast cache (timeline_diffusion.c vp_dit_autocast_cache_bytes; PyTorch autocast_mode.cpp
+ * cached_cast): Mochi loaded in fp32 and run under autocast(bf16) keeps a bf16 copy of every weight it casts until
+ * the context exits: 10,027,677,744 × 2 B = 20,055,355,488 B beside the 40,110,710,976 B of fp32 weights, from the
+ * transformer's phase through the decode (inside the same pipeline call). autocast(cache_enabled=False), a bf16
+ * model (nothing to cast) or a text encoder: no cache. */
+static void autocast_cache(void **s) {
+    (void)s;
+    const char *fmt = "{\"name\":\"%s\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"precision\":\"%s\","
+                      "\"activations\":\"no_grad\"}";
+    const char *amp = t_fmt("%s,%s", t_fmt(fmt, "transformer", "mochi-1", "amp_bf16"), t_fmt(fmt, "vae", "mochi-1/vae", "fp32"));
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":85,\"height\":480,\"width\":848,"
+                     "\"diffusion\":{\"offload\":\"model\",\"vae_tiling\":true%s}}";
+    const vp_estimate *on = t_estimate(t_plan(t_fmt(wl, ""), amp, NULL));
+    const vp_estimate *off = t_estimate(t_plan(t_fmt(wl, ",\"autocast_cache\":false"), amp, NULL));
+    assert_u64_equal(t_component(on, 0, "weights", "transformer"), 40110710976ULL);
+    assert_u64_equal(t_component(on, 0, "autocast_cache", "transformer"), 20055355488ULL);
+    assert_u64_equal(t_component(off, 0, "autocast_cache", "transformer"), 0);
+    /* the same step, 20,055,355,488 B higher (both peaks in the transformer's phase) */
+    assert_string_equal(on->devices[0].peak_phase, "transformer");
+    assert_u64_equal(on->devices[0].peak_alloc_bytes - off->devices[0].peak_alloc_bytes, 20055355488ULL);
+    const vp_estimate *bf = t_estimate(t_plan(t_fmt(wl, ""), t_fmt(fmt, "transformer", "mochi-1", "bf16"), NULL));
+    assert_u64_equal(t_component(bf, 0, "autocast_cache", "transformer"), 0);
+}
+
 /* Precomputed conditions (precompute.c, finetrainers prepare_precomputations): LTX-Video LoRA r128 with T5-XXL.
  * - the adapters: to_q/k/v/out.0 of attn1 and attn2 in 28 blocks, 128 × (2048 + 2048) each = 117,440,512, the
  *   "trainable parameters" of finetrainers' log (docs/models/ltx_video.md);
@@ -713,7 +737,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(tokens),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
-        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(precompute_phase),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(precompute_phase),
         cmocka_unit_test(unlearning_scenario),
     };
     const struct CMUnitTest pub[] = {cmocka_unit_test(published_within_10)};
