@@ -9,11 +9,7 @@
  *   false for accelerate <= 0.33), "diffusers": "current" (default) | "0.30", the release whose VAE decode code ran
  *   (vae.c: v0.30.1-v0.30.3 kept the causal conv caches as module attributes), "precompute": training only,
  *   the text encoders and VAEs run once before training and are freed into the allocator's cache, as
- *   finetrainers' prepare_precomputations does (precompute.c), "autocast_cache": a transformer with fp32 weights
- *   run under torch.autocast (precision amp_bf16 / amp_fp16) keeps the 16-bit copy of every weight it casts
- *   until the autocast context exits (default true: torch.autocast(cache_enabled=True) caches casts of leaf
- *   tensors that require grad, and diffusers' from_pretrained leaves requires_grad on; false for
- *   autocast(..., cache_enabled=False) or a model set requires_grad_(False), e.g. Wan's own generate.py)}. */
+ *   finetrainers' prepare_precomputations does (precompute.c)}. */
 #include "diffusers.h"
 #include "plan.h"
 #include "util.h"
@@ -22,8 +18,7 @@ static const char *const k_offload[] = {"none", "model", "sequential", NULL};
 static const char *const k_diffusers[] = {"current", "0.30", NULL}; /* order of VP_DIFFUSERS_* */
 
 vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
-    static const char *const dkeys[] = {"cfg", "offload", "vae_tiling", "vae_slicing", "offload_empty_cache", "diffusers", "precompute",
-                                        "autocast_cache", NULL};
+    static const char *const dkeys[] = {"cfg", "offload", "vae_tiling", "vae_slicing", "offload_empty_cache", "diffusers", "precompute", NULL};
     vp_status st;
     const char *p = "workload";
     plan->frames = plan->height = plan->width = 0;
@@ -33,7 +28,6 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     plan->diff.offload_empty_cache = 1;
     plan->diff.diffusers = VP_DIFFUSERS_CURRENT;
     plan->diff.precompute = 0;
-    plan->diff.autocast_cache = 1;
     if ((st = vp_json_opt_int(w, p, "frames", 1, 10000, &plan->frames, err))) return st;
     if ((st = vp_json_opt_int(w, p, "height", 8, 16384, &plan->height, err))) return st;
     if ((st = vp_json_opt_int(w, p, "width", 8, 16384, &plan->width, err))) return st;
@@ -59,7 +53,6 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     if ((st = vp_json_opt_bool(d, dp, "offload_empty_cache", &plan->diff.offload_empty_cache, err))) return st;
     if ((st = vp_json_opt_enum(d, dp, "diffusers", k_diffusers, &plan->diff.diffusers, err))) return st;
     if ((st = vp_json_opt_bool(d, dp, "precompute", &plan->diff.precompute, err))) return st;
-    if ((st = vp_json_opt_bool(d, dp, "autocast_cache", &plan->diff.autocast_cache, err))) return st;
     if (plan->diff.precompute && plan->mode != VP_MODE_TRAIN)
         return vp_fail(err, VP_ERR_FIELD, "workload.diffusion.precompute",
                        "workload.diffusion.precompute is a training setup (conditions and latents computed before training)");

@@ -102,9 +102,9 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
 
 /* The transformer's autocast cache (timeline_diffusion.c, vp_dit_autocast_cache_bytes): allocated as its first
  * step's Linears cast their weights (one copy per block, then the rest), kept to the end of the call. */
-static void alloc_casts(const vp_plan *plan, const vp_inst_calc *c, vp_events *e, vp_tensors *casts) {
+static void alloc_casts(const vp_inst_calc *c, vp_events *e, vp_tensors *casts) {
     const vp_arch *a = &c->in->arch;
-    double cc = vp_dit_autocast_cache_bytes(plan, c->in);
+    double cc = vp_dit_autocast_cache_bytes(c->in);
     if (cc <= 0 || casts->n > 0) return;
     int64_t blocks = a->layers + a->d.blocks2;
     double per = blocks > 0 ? 2.0 * (double)a->d.blocks_total / (double)blocks : 0;
@@ -145,13 +145,13 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
             } else if (mode == VP_DIFF_OFFLOAD_SEQUENTIAL && a->dclass) {
                 double b = (double)vp_dtype_bytes(vp_param_dtype(cs[i].in));
                 int32_t w = vp_ev_alloc(e, (int64_t)((double)a->d.largest_tensor * b));
-                alloc_casts(plan, &cs[i], e, &casts);
+                alloc_casts(&cs[i], e, &casts);
                 phase(plan, &cs[i], dit, e);
                 vp_ev_free(e, w);
                 continue;
             }
             if (stage == 2) e->phase = VP_PH_DECODE;
-            alloc_casts(plan, &cs[i], e, &casts);
+            alloc_casts(&cs[i], e, &casts);
             phase(plan, &cs[i], dit, e);
         }
     vp_tensors_dispose(&casts);

@@ -141,7 +141,6 @@ typedef struct vp_plan {
         int offload_empty_cache; /* accelerate >= 0.34 empties the cache when a hook offloads a component (default) */
         int precompute;   /* training: conditions and latents precomputed first, encoders freed into the cache (precompute.c) */
         int diffusers;    /* VP_DIFFUSERS_* (diffusers.h): the diffusers release whose VAE decode code ran (default: current) */
-        int autocast_cache; /* fp32 weights under torch.autocast: the bf16 weight copies stay cached through the steps (default) */
     } diff;
     vp_plan_serve serve;       /* workload.mode "serve": the engine, its settings and the model (plan_serve_parse.c) */
 } vp_plan;

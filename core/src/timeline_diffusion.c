@@ -36,11 +36,11 @@ static const vp_arch *find_dit(const vp_plan *plan) {
  * `with torch.autocast("cuda", torch.bfloat16): pipe(...)` every weight and bias a Linear casts stays as a 16-bit
  * copy from its first step to the end of the call: 2 B per transformer parameter (the patch embeddings are Conv /
  * Linear, also cast; the norms' few thousand parameters per block, which layer_norm / RMSNorm do not cast, are
- * counted too: < 0.1%). Not cached with
- * autocast(cache_enabled=False) (diffusers docs mochi.md's 85-frame example) or requires_grad_(False) (Wan's
- * own text2video.py line 88). */
-double vp_dit_autocast_cache_bytes(const vp_plan *plan, const vp_instance *in) {
-    if (!plan->diff.autocast_cache || !VP_DC_IS_DIT(in->arch.dclass)) return 0;
+ * counted too: < 0.1%). Not cached (instance
+ * "autocast_cache": false) with autocast(cache_enabled=False) (diffusers docs mochi.md's 85-frame example) or
+ * requires_grad_(False) (Wan's own wan/text2video.py line 88). */
+double vp_dit_autocast_cache_bytes(const vp_instance *in) {
+    if (!in->autocast_cache || !VP_DC_IS_DIT(in->arch.dclass)) return 0;
     if (vp_dtype_bytes(vp_param_dtype(in)) != 4 || vp_dtype_bytes(vp_act_dtype(in)) != 2) return 0;
     return 2.0 * (double)in->arch.d.params;
 }
@@ -96,8 +96,8 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
     double cast_cache = 0;
     const vp_inst_calc *cast_owner = NULL;
     for (int i = 0; i < n; i++)
-        if (vp_dit_autocast_cache_bytes(plan, cs[i].in) > 0 && cs[i].in->activations != VP_ACT_NONE)
-            cast_cache = vp_dit_autocast_cache_bytes(plan, cs[i].in), cast_owner = &cs[i];
+        if (vp_dit_autocast_cache_bytes(cs[i].in) > 0 && cs[i].in->activations != VP_ACT_NONE)
+            cast_cache = vp_dit_autocast_cache_bytes(cs[i].in), cast_owner = &cs[i];
     /* phases in pipeline order: text encoders, transformer, VAE */
     for (int stage = 0; stage < 3; stage++) {
         for (int i = 0; i < n; i++) {

@@ -452,8 +452,8 @@ static void offload_empty_cache(void **s) {
 /* torch.autocast's weight-cast cache (timeline_diffusion.c vp_dit_autocast_cache_bytes; PyTorch autocast_mode.cpp
  * cached_cast): Mochi loaded in fp32 and run under autocast(bf16) keeps a bf16 copy of every weight it casts until
  * the context exits: 10,027,677,744 × 2 B = 20,055,355,488 B beside the 40,110,710,976 B of fp32 weights, from the
- * transformer's phase through the decode (inside the same pipeline call). autocast(cache_enabled=False), a bf16
- * model (nothing to cast) or a text encoder: no cache. */
+ * transformer's phase through the decode (inside the same pipeline call). autocast(cache_enabled=False) (the
+ * instance's "autocast_cache": false), a bf16 model (nothing to cast) or a text encoder: no cache. */
 static void autocast_cache(void **s) {
     (void)s;
     const char *fmt = "{\"name\":\"%s\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"precision\":\"%s\","
@@ -461,8 +461,11 @@ static void autocast_cache(void **s) {
     const char *amp = t_fmt("%s,%s", t_fmt(fmt, "transformer", "mochi-1", "amp_bf16"), t_fmt(fmt, "vae", "mochi-1/vae", "fp32"));
     const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":85,\"height\":480,\"width\":848,"
                      "\"diffusion\":{\"offload\":\"model\",\"vae_tiling\":true%s}}";
+    const char *amp_off = t_fmt("{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"mochi-1\"},"
+                                "\"precision\":\"amp_bf16\",\"activations\":\"no_grad\",\"autocast_cache\":false},%s",
+                                t_fmt(fmt, "vae", "mochi-1/vae", "fp32"));
     const vp_estimate *on = t_estimate(t_plan(t_fmt(wl, ""), amp, NULL));
-    const vp_estimate *off = t_estimate(t_plan(t_fmt(wl, ",\"autocast_cache\":false"), amp, NULL));
+    const vp_estimate *off = t_estimate(t_plan(t_fmt(wl, ""), amp_off, NULL));
     assert_u64_equal(t_component(on, 0, "weights", "transformer"), 40110710976ULL);
     assert_u64_equal(t_component(on, 0, "autocast_cache", "transformer"), 20055355488ULL);
     assert_u64_equal(t_component(off, 0, "autocast_cache", "transformer"), 0);
