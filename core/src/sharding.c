@@ -158,6 +158,11 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
     /* torch.autocast casts fp32 weights for the matmuls; its cache (cache_enabled) keeps each cast of a
      * leaf parameter until the autocast region exits (aten/src/ATen/autocast_mode.cpp cached_cast) */
     ds->no_casts = !vp_is_amp(in);
+    /* QLoRA: the base Linear4bit weights are packed uint8 Params4bit, which autocast does not cast (only floating
+     * leaves); bitsandbytes' MatMul4Bit dequantizes them per call into a temporary and saves the packed weight for
+     * backward (bitsandbytes autograd/_functions.py MatMul4Bit.forward: F.dequantize_4bit(B, quant_state)
+     * .to(A.dtype).t(); ctx.tensors = (A, B)), so no weight copy outlives its matmul */
+    if (in->ft == VP_FT_QLORA) ds->no_casts = 1;
     ds->casts_cached = in->autocast_cache;
     if (fw == VP_FW_FSDP && z >= 2 && !in->stream_from_cpu) {
         vp_shard_fsdp(plan, in, w, o, ctx, frac, ds);
