@@ -332,6 +332,7 @@ static vp_status hunyuan(const cJSON *c, const char *p, vp_arch *a, vp_error *er
      * Attention q/k/v/out with biases, FeedForward "linear-silu" h->4h->h, HunyuanVideoAdaNorm Linear(h, 2h)) */
     int64_t ref_blk = 2 * (2 * h) + 4 * lin(h, h, 1) + ff(h, 4 * h, 1) + lin(h, 2 * h, 1);
     int64_t refiner_p = mlp2(256, h) + mlp2(text, h) + lin(text, h, 1) + refiner * ref_blk;
+    a->d.attn_extra = refiner; /* their to_q/k/v/out.0 are LoRA targets too (lora.c) */
     /* x_embedder Conv3d(in, h, (pt, p, p)); time_text_embed: timestep 256->h->h, text (pooled 768)->h->h,
      * guidance 256->h->h; norm_out Linear(h, 2h); proj_out Linear(h, pt·p²·out) */
     int64_t embed = a->in_channels * pt * pp * pp * h + h + refiner_p;

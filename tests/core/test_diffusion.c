@@ -102,6 +102,24 @@ static void sd3(void **s) {
     assert_u64_equal(t_json_params_total(e, 0), 2028328000ULL);
 }
 
+/* LoRA on to_q, to_k, to_v, to_out.0 (PEFT matches by name): the single-stream blocks of FLUX and HunyuanVideo have
+ * an Attention with pre_only=True (to_q/k/v, no to_out), HunyuanVideo's token refiner blocks a full one.
+ * FLUX.1-dev r4, the HF blog "(LoRA) Fine-Tuning FLUX.1-dev on Consumer Hardware" (flux-qlora.md) prints
+ * "trainable params: 4,669,440 || all params: 11,906,077,760" = (19 × 4 + 38 × 3) × 4 × (3072 + 3072);
+ * HunyuanVideo r128, finetrainers docs/training/hunyuan_video.md (e5df80c) "trainable parameters": 163577856 =
+ * (20 × 4 + 40 × 3 + 2 × 4) × 128 × (3072 + 3072). */
+static void lora_single_stream(void **s) {
+    (void)s;
+    const char *fmt = "{\"name\":\"t\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\",\"finetune\":{\"method\":\"lora\","
+                      "\"lora\":{\"r\":%d,\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}}}";
+    const char *wl = "{\"mode\":\"train\",\"batch\":1,\"frames\":1,\"height\":512,\"width\":512}";
+    const cJSON *f = t_estimate_json(t_plan(wl, t_fmt(fmt, "flux.1-dev", 4), NULL));
+    assert_u64_equal(t_json_params_trainable(f, 0), 4669440ULL);
+    assert_u64_equal(t_json_params_total(f, 0) + t_json_params_trainable(f, 0), 11906077760ULL);
+    const cJSON *h = t_estimate_json(t_plan(wl, t_fmt(fmt, "hunyuanvideo", 128), NULL));
+    assert_u64_equal(t_json_params_trainable(h, 0), 163577856ULL);
+}
+
 /* ---- text encoders ---- */
 
 /* T5-v1_1-XXL encoder: index total_size 9,524,621,312 B bf16 (FLUX.1-dev text_encoder_2) / 2; Mochi's fp32 copy
@@ -732,7 +750,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest params[] = {
         cmocka_unit_test(cogvideox_5b), cmocka_unit_test(cogvideox_2b), cmocka_unit_test(wan_1_3b),
         cmocka_unit_test(wan_14b),      cmocka_unit_test(ltx),          cmocka_unit_test(mochi),
-        cmocka_unit_test(flux_dev),     cmocka_unit_test(hunyuan),      cmocka_unit_test(sd3),
+        cmocka_unit_test(flux_dev),     cmocka_unit_test(hunyuan), cmocka_unit_test(lora_single_stream),      cmocka_unit_test(sd3),
         cmocka_unit_test(t5_xxl),       cmocka_unit_test(umt5),         cmocka_unit_test(clip),
         cmocka_unit_test(llama_encoder), cmocka_unit_test(vae_kl),      cmocka_unit_test(vae_wan),
         cmocka_unit_test(vae_video),    cmocka_unit_test(components_match_declared),
