@@ -625,6 +625,20 @@ static void check_published(const published *ps, size_t n) {
 #define LORA128 ",\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":128,\"alpha\":128,\"dropout\":0,\"dtype\":\"bf16\",\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}}," \
                 "\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"}"
 
+/* the instances of a run whose components carry their own precisions (Mochi's fp32 checkpoint under autocast, Wan's
+ * official scripts): each "name:preset:precision[:extra]" entry, reference, no_grad */
+#define REF(name, preset, prec, extra) \
+    "{\"name\":\"" name "\",\"role\":\"reference\",\"model\":{\"preset\":\"" preset "\"},\"precision\":\"" prec "\"," \
+    "\"activations\":\"no_grad\"" extra "}"
+#define HY_LORA \
+    "{\"name\":\"transformer\",\"model\":{\"preset\":\"hunyuanvideo\"},\"precision\":\"bf16\"" LORA128 "}," \
+    REF("text_encoder", "hunyuanvideo/text_encoder", "bf16", "") "," REF("text_encoder_2", "hunyuanvideo/text_encoder_2", "bf16", "") \
+    "," REF("vae", "hunyuanvideo/vae", "bf16", "")
+#define FLUX_LORA4(method, prec) \
+    "{\"name\":\"transformer\",\"model\":{\"preset\":\"flux.1-dev\"},\"precision\":\"" prec "\",\"finetune\":{\"method\":\"" method "\"," \
+    "\"lora\":{\"r\":4,\"alpha\":4,\"dropout\":0,\"dtype\":\"fp32\",\"targets\":[\"to_k\",\"to_q\",\"to_v\",\"to_out.0\"]}}," \
+    "\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw_8bit\"}}"
+
 static void published_within_10(void **s) {
     (void)s;
     const published ps[] = {
@@ -681,6 +695,68 @@ static void published_within_10(void **s) {
         {"CogVideoX-2b FP16 model offload + tiling (diffusers docs: 11 GB)",
          "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720,\"diffusion\":{\"diffusers\":\"0.30\",\"offload\":\"model\",\"offload_empty_cache\":false,\"vae_tiling\":true}}",
          pipeline_instances("cogvideox-2b", "fp16", 1, 0, 0), "allocated", 11.0, 1, 1},
+        /* diffusers docs api/pipelines/wan.md as written in PR #11089 (617c208b, 28 Mar 2025): Wan2.1-T2V-1.3B-Diffusers in
+         * bf16 with enable_model_cpu_offload, num_frames 33 at the pipeline's default 480x832, "requires 11GB VRAM".
+         * Read as max_memory_allocated in GiB, the diffusers docs' convention (docs/source/en/optimization/memory.md prints
+         * torch.cuda.max_memory_allocated() / 1024**3 labelled "GB"; PR #9150's CogVideoX script the same). The peak is
+         * UMT5-XXL's phase: 5,680,910,336 × 2 B = 10.58 GiB and its forward at 512 tokens. Fits 24 GB */
+        {"Wan2.1-T2V-1.3B bf16 model offload 33x480x832 (diffusers docs: 11 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":33,\"height\":480,\"width\":832,\"diffusion\":{\"offload\":\"model\"}}",
+         pipeline_instances("wan2.1-t2v-1.3b", "bf16", 1, 0, 0), "allocated", 11.0, 1, 1},
+        /* Wan-Video/Wan2.1 README, "Computational Efficiency" table (assets/comp_effic.png, README at 9737cba): T2V-1.3B,
+         * 480P (832x480, frame_num 81), one RTX 4090, `--offload_model True --t5_cpu`: "8.19" peak GPU memory (GB), read
+         * as nvidia-smi in 10^9 B (the README convention here). The official generate.py (wan/text2video.py at 9737cba):
+         * WanModel.from_pretrained of the fp32 checkpoint (5.68 GB: fp32 weights, line 87) with requires_grad_(False)
+         * (line 88: no autocast cache), run under amp.autocast(bf16) (line 204), cond and uncond as two calls (lines
+         * 240-243); T5 on the CPU (--t5_cpu); the WanVAE in fp32 on the GPU; offload_model moves the model to the CPU
+         * and empties the cache before the decode (lines 257-259). Modelled with model offload (the transformer's
+         * phase sets the peak; the official code also keeps the VAE's 0.47 GiB of fp32 weights beside it: 8.53 GiB,
+         * +12% of 8.19e9, +4% of 8.19 GiB). Fits 24 GB */
+        {"Wan2.1-T2V-1.3B official generate.py 81x480x832 offload_model t5_cpu (README: 8.19 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832,\"diffusion\":{\"offload\":\"model\"}}",
+         REF("transformer", "wan2.1-t2v-1.3b", "amp_bf16", ",\"autocast_cache\":false") "," REF("vae", "wan2.1-t2v-1.3b/vae", "fp32", ""),
+         "smi", 8.19e9 / 1073741824.0, 1, 1},
+        /* diffusers docs api/pipelines/mochi.md (PR #9934, e12d610f, 20 Dec 2024): the bf16 variant
+         * (variant="bf16", torch_dtype bfloat16) with enable_model_cpu_offload and vae.enable_tiling, num_frames 85 at the
+         * default 480x848, "requires 22GB VRAM" (allocated GiB, as above): the transformer's 10,027,677,744 × 2 B and its
+         * step (CFG doubles the batch: 2 × 24,106 tokens). Fits 24 GB */
+        {"Mochi 1 bf16 variant model offload + tiling 85x480x848 (diffusers docs: 22 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":85,\"height\":480,\"width\":848,\"diffusion\":{\"offload\":\"model\",\"vae_tiling\":true}}",
+         pipeline_instances("mochi-1", "bf16", 1, 0, 0), "allocated", 22.0, 1, 1},
+        /* the same doc: the fp32 checkpoint (no torch_dtype) under torch.autocast("cuda", torch.bfloat16,
+         * cache_enabled=False), model offload and tiling, 85 frames: "at least 42GB VRAM". fp32 weights, bf16 compute, no
+         * cast cache (autocast_cache false); T5 and the VAE are fp32 too. Fits 80 GB */
+        {"Mochi 1 fp32 under autocast(cache off) model offload + tiling 85 frames (diffusers docs: 42 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":85,\"height\":480,\"width\":848,\"diffusion\":{\"offload\":\"model\",\"vae_tiling\":true}}",
+         REF("transformer", "mochi-1", "amp_bf16", ",\"autocast_cache\":false") "," REF("text_encoder", "mochi-1/text_encoder", "amp_bf16", "")
+             "," REF("vae", "mochi-1/vae", "amp_bf16", ""),
+         "allocated", 42.0, 0, 1},
+        /* diffusers docs optimization/pruna.md (9b834f87, 16 Jun 2025): FLUX.1-dev, FluxPipeline.from_pretrained(dtype
+         * bfloat16).to("cuda"), the pipeline's default 1024x1024, "peak GPU memory usage from 34.7GB" before Pruna's
+         * optimizations (allocated GiB, as above): every component resident, the peak at the VAE decode beside T5-XXL's
+         * 8.87 GiB and the transformer's 22.17 GiB. Fits 80 GB */
+        {"FLUX.1-dev bf16 all on GPU 1024x1024 (diffusers docs pruna.md: 34.7 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":1,\"height\":1024,\"width\":1024}",
+         pipeline_instances("flux.1-dev", "bf16", 1, 1, 0), "allocated", 34.7, -1, 1},
+        /* HF blog "(LoRA) Fine-Tuning FLUX.1-dev on Consumer Hardware" (huggingface/blog flux-qlora.md): QLoRA r4 on
+         * to_k/q/v/out.0 (4,669,440 trainable: lora_single_stream), NF4 base, mixed_precision bf16, 8-bit AdamW, gradient
+         * checkpointing, batch 1, 512x768, text embeddings precomputed and latents cached (no text encoder, the VAE
+         * deleted): "Peak VRAM usage for QLoRA fine-tuning was approximately 9GB" on an RTX 4090 (allocated GiB: the
+         * blog's scripts print max_memory_allocated() / 1024**3). The script's 77 text tokens are 512 here (the
+         * pipeline's default), a little more activation. Before this revision: 29.94 GiB, autocast copies of the 4-bit
+         * base (none exist: bitsandbytes' MatMul4Bit dequantizes per call) and the single-stream blocks' adapters
+         * missing. Fits 24 GB */
+        {"FLUX.1-dev QLoRA r4 GC 8-bit AdamW 512x768 (HF blog: ~9 GB)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":1,\"height\":768,\"width\":512}",
+         FLUX_LORA4("qlora", "amp_bf16"), "allocated", 9.0, 1, 1},
+        /* finetrainers docs/training/hunyuan_video.md (e5df80c; the LoRA logs of 0db7bf2, 21 Dec 2024): LoRA r128 on
+         * to_q/k/v/out.0 (163,577,856 trainable, lora_single_stream), batch 1, GC, AdamW, 49x512x768, with precomputation:
+         * "after epoch 1" max_memory_reserved 42.387 GiB. The Llama and CLIP encoders and the VAE are freed into the cache
+         * after precomputing (precompute.c; the log's "after precomputing conditions" 14.232 GiB allocated is the two
+         * encoders, modelled 14.27). Fits 80 GB */
+        {"HunyuanVideo LoRA r128 GC AdamW 49x512x768 precomputed (finetrainers: 42.387 GiB reserved)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"precompute\":true,\"vae_tiling\":true,\"vae_slicing\":true}}",
+         HY_LORA, "reserved", 42.387, 0, 1},
     };
     check_published(ps, sizeof ps / sizeof ps[0]);
 }
@@ -742,6 +818,49 @@ static void published_misses(void **s) {
         {"CogVideoX-2b BF16 sequential offload + slicing + tiling (THUDM README: from 4 GB)",
          "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720,\"diffusion\":{\"diffusers\":\"0.30\",\"offload\":\"sequential\",\"vae_tiling\":true,\"vae_slicing\":true}}",
          pipeline_instances("cogvideox-2b", "bf16", 1, 0, 0), "smi", 4e9 / 1073741824.0, 1, 1},
+        /* diffusers docs api/pipelines/mochi.md (e12d610f): "Reproducing the results from the Genmo Mochi repo", the fp32
+         * checkpoint, model offload, vae.enable_tiling(), the prompt encoded outside autocast (fp32 T5), the pipeline under
+         * torch.autocast("cuda", torch.bfloat16) with the default cache_enabled, 163x480x848, output_type="latent", then
+         * vae.decode in fp32 outside autocast: "You will need at least 70GB VRAM". The autocast cache keeps a bf16 copy
+         * of all 10.03B transformer weights beside the fp32 ones through the steps (autocast_cache): 61.87 GiB allocated
+         * (-11.6% of 70 GiB; -3.8% as nvidia-smi in 10^9 B). Before the cache was modelled: 43.21 GiB (-38.3%). The fp32
+         * tiled decode of the 163 frames is 33.65 GiB, below the steps. Not located: ~8 GiB if the figure is allocated GiB */
+        {"Mochi 1 fp32 autocast (cache on) 163 frames + fp32 tiled decode (diffusers docs: at least 70 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":163,\"height\":480,\"width\":848,\"diffusion\":{\"offload\":\"model\",\"vae_tiling\":true}}",
+         REF("transformer", "mochi-1", "amp_bf16", "") "," REF("text_encoder", "mochi-1/text_encoder", "fp32", "")
+             "," REF("vae", "mochi-1/vae", "fp32", ""),
+         "allocated", 70.0, 0, 1},
+        /* Wan2.1 README table (see the 1.3B row): T2V-14B, 720P (1280x720, 81 frames), one H800/H100/A800/A100/H20,
+         * `--offload_model True`: 69.1 (GB, nvidia-smi in 10^9 B = 64.35 GiB). The official code keeps the fp32 WanModel
+         * (14,288,491,584 × 4 B = 53.23 GiB, from __init__) and the fp32 VAE resident, moves T5 (bf16, 10.58 GiB) to the GPU
+         * for the prompts and back to the CPU with no empty_cache (text2video.py lines 174-179), runs the 50 steps, then
+         * offloads the model and empties the cache before the decode (lines 257-259). No offload mode expresses that
+         * schedule: with "none" (modelled here) T5 stays resident and the transformer stays through the decode, whose
+         * phase then sets an 84.76 GiB peak (does not fit 80 GB, which the table contradicts). The official schedule's
+         * allocated peak is T5's phase, 53.23 + 0.47 + 10.58 + its forward = 64.5 GiB (+0.2% of 64.35 if the table is
+         * max_memory_allocated in 10^9 B); its reserved keeps T5's freed 33-84 MB segments, which the step's 0.77-2.1 GB
+         * tensors cannot reuse (~71 GiB, +10%). */
+        {"Wan2.1-T2V-14B official generate.py 81x720x1280 offload_model (README: 69.1 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":720,\"width\":1280}",
+         REF("transformer", "wan2.1-t2v-14b", "amp_bf16", ",\"autocast_cache\":false") "," REF("text_encoder", "wan2.1-t2v-14b/text_encoder", "bf16", "")
+             "," REF("vae", "wan2.1-t2v-14b/vae", "fp32", ""),
+         "smi", 69.1e9 / 1073741824.0, -1, 1},
+        /* HF blog flux-qlora.md (see the QLoRA row): "Running standard LoRA (with the base FLUX.1-dev in FP16) on the same
+         * setup consumed 26 GB VRAM" (allocated GiB). Predicted 23.28 GiB (-10.5%): the bf16 weights (22.17 GiB), the
+         * checkpointed activations, one block's recompute. "The same setup" is not fully stated (26 GB exceeds the blog's
+         * RTX 4090, so it ran elsewhere, and the script's comment says checkpointing "can" be dropped above 16 GB:
+         * without it 37.11 GiB) */
+        {"FLUX.1-dev bf16 LoRA r4 GC 8-bit AdamW 512x768 (HF blog: 26 GB)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":1,\"height\":768,\"width\":512}",
+         FLUX_LORA4("lora", "bf16"), "allocated", 26.0, -1, 1},
+        /* finetrainers docs/training/hunyuan_video.md (see the precomputed row), **without precomputation**: the encoders
+         * and the VAE on the GPU, encoding every step; the training steps' max_memory_reserved is the "before validation
+         * start" 56.266 GiB (39.747 allocated; the peaks are reset after validation, so "after epoch 1" reads 40.910).
+         * Predicted 50.10 GiB reserved (-11.0%): the Llama forward, the tiled VAE encode and the transformer's step are
+         * modelled; how the encode's freed segments and the step's tensors share the cache is not */
+        {"HunyuanVideo LoRA r128 GC AdamW 49x512x768 no precompute (finetrainers: 56.266 GiB reserved)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"vae_tiling\":true,\"vae_slicing\":true}}",
+         HY_LORA, "reserved", 56.266, 0, 1},
     };
     check_published(ps, sizeof ps / sizeof ps[0]);
 }
