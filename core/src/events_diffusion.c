@@ -153,6 +153,12 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
             if (stage == 2) e->phase = VP_PH_DECODE;
             alloc_casts(&cs[i], e, &casts);
             phase(plan, &cs[i], dit, e);
+            /* instances[].after_use: model.cpu() once the phase is over (its segments stay cached), then
+             * torch.cuda.empty_cache() where the script calls it (Wan's wan/text2video.py lines 257-259) */
+            if (mode == VP_DIFF_OFFLOAD_NONE && cs[i].in->after_use != VP_AFTER_USE_STAY) {
+                vp_tensors_release(&held[i], e);
+                if (cs[i].in->after_use == VP_AFTER_USE_CPU_EMPTY_CACHE) vp_ev_empty_cache(e);
+            }
         }
     vp_tensors_dispose(&casts);
     for (int i = 0; i < n && i < VP_MAX_INSTANCES; i++) vp_tensors_dispose(&held[i]);

@@ -84,9 +84,14 @@ typedef struct {
     int64_t edited_layers; /* functional_copy: the last blocks whose MLP weights the edit replaces (MEND: 3) */
     int precision_set;   /* "precision" was given (otherwise a framework may choose its own: precision.c) */
     int autocast_cache;  /* torch.autocast(cache_enabled=...): casts of fp32 weights kept until autocast exits */
+    int after_use;       /* VP_AFTER_USE_*: a diffusion component the script moves to the CPU after its phase (offload none) */
     int impl_set;        /* "optimizer.impl" was given (otherwise a framework may choose its own) */
 } vp_instance;
 
+/* instances[].after_use (diffusion inference with offload "none"): what the script does with the component once its
+ * phase is over: keep it on the GPU, model.cpu() (its weights freed into the allocator's cache), or model.cpu() then
+ * torch.cuda.empty_cache() (Wan's own wan/text2video.py: T5 lines 178-179, the DiT lines 257-259). */
+enum { VP_AFTER_USE_STAY = 0, VP_AFTER_USE_CPU, VP_AFTER_USE_CPU_EMPTY_CACHE };
 typedef enum { VP_FW_TORCH = 0, VP_FW_DEEPSPEED, VP_FW_FSDP, VP_FW_MEGATRON } vp_framework;
 typedef enum { VP_FSDP_FULL_SHARD = 0, VP_FSDP_SHARD_GRAD_OP, VP_FSDP_HYBRID_SHARD, VP_FSDP_NO_SHARD } vp_fsdp;
 

@@ -45,12 +45,22 @@ double vp_dit_autocast_cache_bytes(const vp_instance *in) {
     return 2.0 * (double)in->arch.d.params;
 }
 
+/* the pipeline's order of a component's phase: text encoders, then the transformer, then the VAE */
+static int phase_order(const vp_inst_calc *c, int i) {
+    int dc = c->in->arch.dclass;
+    int stage = VP_DC_IS_TEXT(dc) ? 0 : VP_DC_IS_VAE(dc) ? 2 : 1;
+    return stage * VP_MAX_INSTANCES + i;
+}
+
 /* weights of the components on the GPU during the phase of component `run` */
 static void weights_for(const vp_plan *plan, vp_moment *m, const vp_inst_calc *cs, int n, int run) {
     int mode = plan->diff.offload;
     for (int i = 0; i < n; i++) {
         const vp_inst_calc *c = &cs[i];
         if (mode == VP_DIFF_OFFLOAD_NONE || !c->in->arch.dclass) {
+            /* a component the script moved to the CPU once its own phase was over (instances[].after_use) */
+            if (c->in->after_use != VP_AFTER_USE_STAY && c->in->arch.dclass && phase_order(c, i) < phase_order(&cs[run], run))
+                continue;
             vp_add_resident(m, c, 0);
         } else if (mode == VP_DIFF_OFFLOAD_MODEL) {
             if (i == run) vp_add_resident(m, c, 0);

@@ -494,6 +494,40 @@ static void autocast_cache(void **s) {
     assert_u64_equal(t_component(bf, 0, "autocast_cache", "transformer"), 0);
 }
 
+static uint64_t phase_alloc(const vp_estimate *e, const char *name) {
+    for (int i = 0; i < e->devices[0].n_phases; i++)
+        if (!strcmp(e->devices[0].phases[i].name, name)) return e->devices[0].phases[i].alloc_bytes;
+    return 0;
+}
+
+/* instances[].after_use with offload "none" (timeline_diffusion.c weights_for, events_diffusion.c): Wan's own
+ * wan/text2video.py keeps the fp32 DiT (14,288,491,584 × 4 = 57,153,966,336 B) and the fp32 VAE (126,892,531 × 4 =
+ * 507,570,124 B) on the GPU from __init__, moves T5 (5,680,910,336 × 2 = 11,361,820,672 B) on for the prompts and off
+ * after (model.cpu()), and before the decode moves the DiT off and empties the cache. So T5's phase holds all three
+ * (the peak, 69,023,357,132 B of weights), the transformer's phase no T5, the decode neither T5 nor the DiT: against
+ * the same plan with every component staying, the decode's phase is lower by exactly the two models' weights; and
+ * T5's freed segments stay reserved through the steps ("cpu": no empty_cache). */
+static void after_use_schedule(void **s) {
+    (void)s;
+    const char *fmt = "{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.1-t2v-14b/vae\"},\"precision\":\"fp32\","
+                      "\"activations\":\"no_grad\"},"
+                      "{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.1-t2v-14b\"},\"precision\":\"amp_bf16\","
+                      "\"activations\":\"no_grad\",\"autocast_cache\":false,\"after_use\":\"%s\"},"
+                      "{\"name\":\"text_encoder\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.1-t2v-14b/text_encoder\"},"
+                      "\"precision\":\"bf16\",\"activations\":\"no_grad\",\"after_use\":\"%s\"}";
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":720,\"width\":1280}";
+    const vp_estimate *w = t_estimate(t_plan(wl, t_fmt(fmt, "cpu_empty_cache", "cpu"), NULL));
+    const vp_estimate *st = t_estimate(t_plan(wl, t_fmt(fmt, "stay", "stay"), NULL));
+    assert_string_equal(w->devices[0].peak_phase, "text_encoder");
+    assert_u64_equal(t_component(w, 0, "weights", "transformer"), 57153966336ULL);
+    assert_u64_equal(t_component(w, 0, "weights", "vae"), 507570124ULL);
+    assert_u64_equal(t_component(w, 0, "weights", "text_encoder"), 11361820672ULL);
+    assert_u64_equal(phase_alloc(st, "transformer") - phase_alloc(w, "transformer"), 11361820672ULL);
+    assert_u64_equal(phase_alloc(st, "vae_decode") - phase_alloc(w, "vae_decode"), 57153966336ULL + 11361820672ULL);
+    /* T5's segments stay cached: reserved above the allocated peak by more than the steps' new tensors need */
+    assert_true(w->devices[0].peak_reserved_bytes > w->devices[0].peak_alloc_bytes + (4ULL << 30));
+}
+
 /* Precomputed conditions (precompute.c, finetrainers prepare_precomputations): LTX-Video LoRA r128 with T5-XXL.
  * - the adapters: to_q/k/v/out.0 of attn1 and attn2 in 28 blocks, 128 × (2048 + 2048) each = 117,440,512, the
  *   "trainable parameters" of finetrainers' log (docs/models/ltx_video.md);
@@ -703,19 +737,6 @@ static void published_within_10(void **s) {
         {"Wan2.1-T2V-1.3B bf16 model offload 33x480x832 (diffusers docs: 11 GB)",
          "{\"mode\":\"infer\",\"batch\":1,\"frames\":33,\"height\":480,\"width\":832,\"diffusion\":{\"offload\":\"model\"}}",
          pipeline_instances("wan2.1-t2v-1.3b", "bf16", 1, 0, 0), "allocated", 11.0, 1, 1},
-        /* Wan-Video/Wan2.1 README, "Computational Efficiency" table (assets/comp_effic.png, README at 9737cba): T2V-1.3B,
-         * 480P (832x480, frame_num 81), one RTX 4090, `--offload_model True --t5_cpu`: "8.19" peak GPU memory (GB), read
-         * as nvidia-smi in 10^9 B (the README convention here). The official generate.py (wan/text2video.py at 9737cba):
-         * WanModel.from_pretrained of the fp32 checkpoint (5.68 GB: fp32 weights, line 87) with requires_grad_(False)
-         * (line 88: no autocast cache), run under amp.autocast(bf16) (line 204), cond and uncond as two calls (lines
-         * 240-243); T5 on the CPU (--t5_cpu); the WanVAE in fp32 on the GPU; offload_model moves the model to the CPU
-         * and empties the cache before the decode (lines 257-259). Modelled with model offload (the transformer's
-         * phase sets the peak; the official code also keeps the VAE's 0.47 GiB of fp32 weights beside it: 8.53 GiB,
-         * +12% of 8.19e9, +4% of 8.19 GiB). Fits 24 GB */
-        {"Wan2.1-T2V-1.3B official generate.py 81x480x832 offload_model t5_cpu (README: 8.19 GB)",
-         "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832,\"diffusion\":{\"offload\":\"model\"}}",
-         REF("transformer", "wan2.1-t2v-1.3b", "amp_bf16", ",\"autocast_cache\":false") "," REF("vae", "wan2.1-t2v-1.3b/vae", "fp32", ""),
-         "smi", 8.19e9 / 1073741824.0, 1, 1},
         /* diffusers docs api/pipelines/mochi.md (PR #9934, e12d610f, 20 Dec 2024): the bf16 variant
          * (variant="bf16", torch_dtype bfloat16) with enable_model_cpu_offload and vae.enable_tiling, num_frames 85 at the
          * default 480x848, "requires 22GB VRAM" (allocated GiB, as above): the transformer's 10,027,677,744 × 2 B and its
@@ -830,20 +851,31 @@ static void published_misses(void **s) {
          REF("transformer", "mochi-1", "amp_bf16", "") "," REF("text_encoder", "mochi-1/text_encoder", "fp32", "")
              "," REF("vae", "mochi-1/vae", "fp32", ""),
          "allocated", 70.0, 0, 1},
-        /* Wan2.1 README table (see the 1.3B row): T2V-14B, 720P (1280x720, 81 frames), one H800/H100/A800/A100/H20,
-         * `--offload_model True`: 69.1 (GB, nvidia-smi in 10^9 B = 64.35 GiB). The official code keeps the fp32 WanModel
-         * (14,288,491,584 × 4 B = 53.23 GiB, from __init__) and the fp32 VAE resident, moves T5 (bf16, 10.58 GiB) to the GPU
-         * for the prompts and back to the CPU with no empty_cache (text2video.py lines 174-179), runs the 50 steps, then
-         * offloads the model and empties the cache before the decode (lines 257-259). No offload mode expresses that
-         * schedule: with "none" (modelled here) T5 stays resident and the transformer stays through the decode, whose
-         * phase then sets an 84.76 GiB peak (does not fit 80 GB, which the table contradicts). The official schedule's
-         * allocated peak is T5's phase, 53.23 + 0.47 + 10.58 + its forward = 64.5 GiB (+0.2% of 64.35 if the table is
-         * max_memory_allocated in 10^9 B); its reserved keeps T5's freed 33-84 MB segments, which the step's 0.77-2.1 GB
-         * tensors cannot reuse (~71 GiB, +10%). */
+        /* Wan-Video/Wan2.1 README, "Computational Efficiency" table (assets/comp_effic.png, README at 9737cba), "peak GPU
+         * memory (GB)", read as nvidia-smi in 10^9 B (the README convention here). Wan's own generate.py
+         * (wan/text2video.py at 9737cba): the fp32 WanVAE on the GPU from __init__ (line 82), WanModel.from_pretrained of the
+         * fp32 checkpoint moved to the GPU in __init__ (lines 87-110) with requires_grad_(False) (line 88: autocast caches
+         * nothing), T5 (bf16) moved to the GPU for the prompts and back with no empty_cache (lines 174-179, skipped with
+         * --t5_cpu), the steps under amp.autocast(bf16) (line 204) with cond and uncond as two calls (lines 240-243), then
+         * with offload_model the model to the CPU and torch.cuda.empty_cache() (lines 257-259) before the decode: offload
+         * "none" with instances[].after_use. T2V-1.3B, 480P (832x480, frame_num 81), one RTX 4090, `--offload_model True
+         * --t5_cpu`: "8.19". The transformer's phase: 1,418,996,800 × 4 B, the VAE's 0.47 GiB, the step: 7.46 GiB
+         * allocated, 8.55 GiB smi (+12.1%; -2.2% if the table is max_memory_allocated in 10^9 B). Before the schedule
+         * (model offload, the VAE's weights left out): 8.06 GiB (+5.7%). Fits 24 GB */
+        {"Wan2.1-T2V-1.3B official generate.py 81x480x832 offload_model t5_cpu (README: 8.19 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832}",
+         REF("vae", "wan2.1-t2v-1.3b/vae", "fp32", "") "," REF("transformer", "wan2.1-t2v-1.3b", "amp_bf16", ",\"autocast_cache\":false,\"after_use\":\"cpu_empty_cache\""),
+         "smi", 8.19e9 / 1073741824.0, 1, 1},
+        /* the same table: T2V-14B, 720P (1280x720, 81 frames), one H800/H100/A800/A100/H20, `--offload_model True`: "69.1"
+         * (64.35 GiB). The allocated peak is T5's phase: 14,288,491,584 × 4 B = 53.23 GiB + the VAE's 0.47 + T5's 10.58 +
+         * its forward = 64.52 GiB (+0.3% as max_memory_allocated in 10^9 B); reserved keeps T5's freed 33-84 MB segments,
+         * which the step's 0.77-2.1 GB tensors cannot reuse: 71.33 GiB reserved, 72.08 smi (+12.0%). Fits 80 GB, as the
+         * table says. Before the schedule (offload "none", T5 and the transformer resident through the decode):
+         * 84.76 GiB (+31.7%, did not fit 80 GB) */
         {"Wan2.1-T2V-14B official generate.py 81x720x1280 offload_model (README: 69.1 GB)",
          "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":720,\"width\":1280}",
-         REF("transformer", "wan2.1-t2v-14b", "amp_bf16", ",\"autocast_cache\":false") "," REF("text_encoder", "wan2.1-t2v-14b/text_encoder", "bf16", "")
-             "," REF("vae", "wan2.1-t2v-14b/vae", "fp32", ""),
+         REF("vae", "wan2.1-t2v-14b/vae", "fp32", "") "," REF("transformer", "wan2.1-t2v-14b", "amp_bf16", ",\"autocast_cache\":false,\"after_use\":\"cpu_empty_cache\"")
+             "," REF("text_encoder", "wan2.1-t2v-14b/text_encoder", "bf16", ",\"after_use\":\"cpu\""),
          "smi", 69.1e9 / 1073741824.0, -1, 1},
         /* HF blog flux-qlora.md (see the QLoRA row): "Running standard LoRA (with the base FLUX.1-dev in FP16) on the same
          * setup consumed 26 GB VRAM" (allocated GiB). Predicted 23.28 GiB (-10.5%): the bf16 weights (22.17 GiB), the
@@ -877,7 +909,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(tokens),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
-        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(precompute_phase),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(precompute_phase),
         cmocka_unit_test(unlearning_scenario),
     };
     const struct CMUnitTest pub[] = {cmocka_unit_test(published_within_10)};
