@@ -47,8 +47,10 @@ void vp_ev_component_weights(const vp_inst_calc *c, vp_events *e, vp_tensors *t)
     if (listed > per) n = 0, listed = 0; /* shapes that do not add up: one tensor per block */
     /* T5's wo stays fp32 when transformers loads the encoder in float16 (_keep_in_fp32_modules, weights.c) */
     double wo_b = c->w.fp32_keep_params > 0 ? 4.0 : b;
+    /* layerwise casting (weights.c VP_QUANT_FP8): the blocks' linears stored in float8, 1 B */
+    double lin_b = c->in->quant == VP_QUANT_FP8 ? 1.0 : b;
     for (int64_t k = 0; k < blocks; k++) {
-        for (int i = 0; i < n; i++) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)sizes[i] * (i == wo ? wo_b : b))));
+        for (int i = 0; i < n; i++) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)sizes[i] * (i == wo ? wo_b : lin_b))));
         if (per > listed) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)(per - listed) * b)));
     }
     int64_t rest = a->d.params - per * blocks;

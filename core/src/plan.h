@@ -13,7 +13,9 @@ typedef enum {
     VP_PREC_BF16_MASTER, /* bf16 weights and grads, fp32 master copy in the optimizer (DeepSpeed, Megatron, ZeRO paper) */
     VP_PREC_FP16_MASTER  /* the same in fp16 (DeepSpeed "fp16": {"enabled": true}, Megatron --fp16), with loss scaling */
 } vp_precision;
-typedef enum { VP_QUANT_NONE = 0, VP_QUANT_INT8, VP_QUANT_NF4, VP_QUANT_FP4 } vp_quant;
+/* VP_QUANT_FP8: layerwise casting, storage float8 / compute in the precision's dtype (diffusers
+ * enable_layerwise_casting, finetrainers --layerwise_upcasting_modules; weights.c, timeline_train.c) */
+typedef enum { VP_QUANT_NONE = 0, VP_QUANT_INT8, VP_QUANT_NF4, VP_QUANT_FP4, VP_QUANT_FP8 } vp_quant;
 typedef enum { VP_FT_FULL = 0, VP_FT_LORA, VP_FT_QLORA, VP_FT_ADAPTER, VP_FT_FROZEN } vp_ft;
 typedef enum {
     VP_OPT_ADAMW = 0, VP_OPT_ADAM, VP_OPT_SGD, VP_OPT_SGD_MOMENTUM, VP_OPT_ADAFACTOR, VP_OPT_LION,

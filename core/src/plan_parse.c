@@ -15,7 +15,7 @@
 const char *const vp_role_names[] = {"trained", "reference", "teacher", "ema", "reward", "critic",
                                      "editor", "functional_copy", "custom", NULL};
 const char *const vp_precision_names[] = {"fp32", "amp_bf16", "amp_fp16", "bf16", "fp16", "fp8", "bf16_master", "fp16_master", NULL};
-static const char *const k_quant[] = {"none", "int8", "nf4", "fp4", NULL};
+static const char *const k_quant[] = {"none", "int8", "nf4", "fp4", "fp8", NULL}; /* order of vp_quant */
 static const char *const k_ft[] = {"full", "lora", "qlora", "adapter", "frozen", NULL};
 static const char *const k_opt[] = {"adamw", "adam", "sgd", "sgd_momentum", "adafactor", "lion",
                                     "adamw_8bit", "paged_adamw", "paged_adamw_8bit", NULL};

@@ -216,6 +216,12 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
         vp_fmt_count(no, sizeof no, (double)(w->base_params - w->fp32_keep_params) * frac);
         term(&ds->weights, (int64_t)wbytes, "%s params%s × %d B %s + %s wo params × 4 B fp32 (_keep_in_fp32_modules)", no,
              where, pb, vp_dtype_name(vp_param_dtype(in)), nk);
+    } else if (in->quant == VP_QUANT_FP8) {
+        char nq[24], no[24];
+        vp_fmt_count(nq, sizeof nq, (double)in->pc.linear_in_layers * frac);
+        vp_fmt_count(no, sizeof no, (double)(w->base_params - in->pc.linear_in_layers) * frac);
+        term(&ds->weights, (int64_t)wbytes, "layerwise casting: %s block linear params × 1 B float8 + %s others%s × %d B %s", nq, no,
+             where, pb, vp_dtype_name(vp_param_dtype(in)));
     } else {
         term(&ds->weights, (int64_t)wbytes, "%s params%s × %d B %s", np, where, pb, vp_dtype_name(vp_param_dtype(in)));
     }
