@@ -218,8 +218,9 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
              where, pb, vp_dtype_name(vp_param_dtype(in)), nk);
     } else if (in->quant == VP_QUANT_FP8) {
         char nq[24], no[24];
-        vp_fmt_count(nq, sizeof nq, (double)in->pc.linear_in_layers * frac);
-        vp_fmt_count(no, sizeof no, (double)(w->base_params - in->pc.linear_in_layers) * frac);
+        int64_t q8 = in->pc.linear_in_layers - in->arch.d.norm_linear;
+        vp_fmt_count(nq, sizeof nq, (double)q8 * frac);
+        vp_fmt_count(no, sizeof no, (double)(w->base_params - q8) * frac);
         term(&ds->weights, (int64_t)wbytes, "layerwise casting: %s block linear params × 1 B float8 + %s others%s × %d B %s", nq, no,
              where, pb, vp_dtype_name(vp_param_dtype(in)));
     } else {

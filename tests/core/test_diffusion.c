@@ -530,7 +530,8 @@ static void after_use_schedule(void **s) {
 
 /* "quant": "fp8", layerwise casting (weights.c): the blocks' linears stored as float8 (1 B), the rest in bf16. LTX-Video:
  * per block attn1 and attn2 4 × (2048² + 2048) each, ff 2048 × 8192 + 8192 + 8192 × 2048 + 2048: 67,135,488, × 28 blocks
- * = 1,879,793,664 params one byte lighter than in bf16. */
+ * = 1,879,793,664 params one byte lighter than in bf16 (diffusers' DEFAULT_SKIP_MODULES_PATTERN keeps the "norm"-named
+ * modules, the adaptive-norm Linears among them, in the compute dtype: hooks/layerwise_casting.py). */
 static void fp8_layerwise(void **s) {
     (void)s;
     const char *fmt = "{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"ltx-video\"},\"precision\":\"bf16\","
@@ -539,6 +540,13 @@ static void fp8_layerwise(void **s) {
     const vp_estimate *bf = t_estimate(t_plan(wl, t_fmt(fmt, ""), NULL));
     const vp_estimate *f8 = t_estimate(t_plan(wl, t_fmt(fmt, ",\"quant\":\"fp8\""), NULL));
     assert_u64_equal(t_component(bf, 0, "weights", "transformer") - t_component(f8, 0, "weights", "transformer"), 1879793664ULL);
+    /* CogVideoX-5b: the attention 4 × (3072² + 3072) and the FF 3072 × 12288 + 12288 + 12288 × 3072 + 3072 per block,
+     * 113,273,856 × 42 = 4,757,501,952; norm1.linear and norm2.linear (Linear(512, 18432) each) stay bf16 */
+    const char *c5 = "{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"cogvideox-5b\"},\"precision\":\"bf16\","
+                     "\"activations\":\"no_grad\"%s}";
+    const vp_estimate *cb = t_estimate(t_plan(wl, t_fmt(c5, ""), NULL));
+    const vp_estimate *c8 = t_estimate(t_plan(wl, t_fmt(c5, ",\"quant\":\"fp8\""), NULL));
+    assert_u64_equal(t_component(cb, 0, "weights", "transformer") - t_component(c8, 0, "weights", "transformer"), 4757501952ULL);
 }
 
 /* Precomputed conditions (precompute.c, finetrainers prepare_precomputations): LTX-Video LoRA r128 with T5-XXL.
@@ -923,9 +931,8 @@ static void published_misses(void **s) {
          * (--layerwise_upcasting_modules transformer, quant "fp8"; bf16 compute, AdamW). The same table's full fine-tune
          * column (21 GB LTX, 53 GB CogVideoX-5b) is the docs' max_memory_reserved (20.357, 52.939 GiB) rounded up, so these
          * are read as reserved GiB, rounded up. Nothing is left cached by the precomputation (as in the full fine-tune
-         * logs of e5df80c). Predicted 3.66 / 15.04 / 23.30 GiB: -27% / -16% / -27%. Not located; the "norm"-named
-         * modulation Linears, which diffusers' skip patterns keep in bf16 and weights.c stores in fp8, account for
-         * 0.74 GiB of the CogVideoX-5b gap at most */
+         * logs of e5df80c). Predicted 3.66 / 15.68 / 26.52 GiB: -26.8% / -12.9% / -17.1% (before the "norm"-named
+         * modulation Linears were kept in bf16, as diffusers' skip patterns do: 3.66 / 15.04 / 23.30). Not located */
         {"LTX-Video LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 5 GB)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
          one("ltx-video", ",\"quant\":\"fp8\"" LORA128), "reserved", 5.0, 1, 1},
