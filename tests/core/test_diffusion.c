@@ -921,8 +921,9 @@ static void published_misses(void **s) {
         /* finetrainers docs/training/hunyuan_video.md (see the precomputed row), **without precomputation**: the encoders
          * and the VAE on the GPU, encoding every step; the training steps' max_memory_reserved is the "before validation
          * start" 56.266 GiB (39.747 allocated; the peaks are reset after validation, so "after epoch 1" reads 40.910).
-         * Predicted 50.10 GiB reserved (-11.0%): the Llama forward, the tiled VAE encode and the transformer's step are
-         * modelled; how the encode's freed segments and the step's tensors share the cache is not */
+         * Predicted 50.10 GiB reserved (-11.0%). The two runs differ by 13.9 GiB, about the resident encoders and VAE
+         * (14.67 GiB), so the gap is the step's own tensors (~16-18 GiB beyond the weights in both runs, ~10 modelled), the
+         * same HunyuanVideo per-token under-count as the 720p inference row (docs/diffusion.md) */
         {"HunyuanVideo LoRA r128 GC AdamW 49x512x768 no precompute (finetrainers: 56.266 GiB reserved)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"vae_tiling\":true,\"vae_slicing\":true}}",
          HY_LORA, "reserved", 56.266, 0, 1},
