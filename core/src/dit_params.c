@@ -121,6 +121,7 @@ static vp_status cogvideox(const cJSON *c, const char *p, vp_arch *a, vp_error *
     int64_t other = lin(h, t, 1) + lin(t, t, 1) + 2 * h + lin(t, 2 * h, 1) + 2 * h + lin(h, pp * pp * a->out_channels, 1);
     finish(a, embed, other, blk, a->layers, a->layers * blk,
            a->layers * (4 * lin(h, h, 1) + ff(h, 4 * h, 1) + 2 * lin(t, 6 * h, 1)), h * 4 * h);
+    a->d.norm_linear = a->layers * 2 * lin(t, 6 * h, 1); /* norm1.linear, norm2.linear */
     a->d.patch_t = 1;
     a->d.spatial = 8;
     a->d.temporal = a->temporal_compression;
@@ -218,6 +219,7 @@ static vp_status flux(const cJSON *c, const char *p, vp_arch *a, vp_error *err) 
     int64_t other = mlp2(256, h) * (guidance ? 2 : 1) + mlp2(pooled, h) + lin(h, 2 * h, 1) + lin(h, pp * pp * a->out_channels, 1);
     int64_t linear = a->layers * (dbl - 4 * d) + a->d.blocks2 * (sgl - 2 * d);
     finish(a, embed, other, dbl, a->layers, a->layers * dbl + a->d.blocks2 * sgl, linear, 5 * h * h);
+    a->d.norm_linear = a->layers * 2 * lin(h, 6 * h, 1) + a->d.blocks2 * lin(h, 3 * h, 1); /* norm1, norm1_context; norm */
     a->d.per_block = dbl;
     a->time_embed_dim = h;
     a->text_embed_dim = joint;
@@ -332,12 +334,14 @@ static vp_status hunyuan(const cJSON *c, const char *p, vp_arch *a, vp_error *er
      * Attention q/k/v/out with biases, FeedForward "linear-silu" h->4h->h, HunyuanVideoAdaNorm Linear(h, 2h)) */
     int64_t ref_blk = 2 * (2 * h) + 4 * lin(h, h, 1) + ff(h, 4 * h, 1) + lin(h, 2 * h, 1);
     int64_t refiner_p = mlp2(256, h) + mlp2(text, h) + lin(text, h, 1) + refiner * ref_blk;
+    a->d.attn_extra = refiner; /* their to_q/k/v/out.0 are LoRA targets too (lora.c) */
     /* x_embedder Conv3d(in, h, (pt, p, p)); time_text_embed: timestep 256->h->h, text (pooled 768)->h->h,
      * guidance 256->h->h; norm_out Linear(h, 2h); proj_out Linear(h, pt·p²·out) */
     int64_t embed = a->in_channels * pt * pp * pp * h + h + refiner_p;
     int64_t other = mlp2(256, h) * (guidance ? 2 : 1) + mlp2(pooled, h) + lin(h, 2 * h, 1) + lin(h, pt * pp * pp * a->out_channels, 1);
     int64_t linear = a->layers * (dbl - 4 * d) + a->d.blocks2 * (sgl - 2 * d);
     finish(a, embed, other, dbl, a->layers, a->layers * dbl + a->d.blocks2 * sgl, linear, (h + m) * h);
+    a->d.norm_linear = a->layers * 2 * lin(h, 6 * h, 1) + a->d.blocks2 * lin(h, 3 * h, 1); /* norm1, norm1_context; norm */
     a->time_embed_dim = h;
     a->text_embed_dim = text;
     a->d.spatial = 8;
@@ -429,6 +433,8 @@ static vp_status mochi(const cJSON *c, const char *p, vp_arch *a, vp_error *err)
     int64_t other = mlp2(temb, h) + lin(text, 2 * text, 1) + lin(text, text, 1) + lin(text, h, 1) + 3 * a->heads * (d / 2) +
                     lin(h, 2 * h, 1) + lin(h, pp * pp * a->out_channels, 1);
     finish(a, embed, other, full, a->layers, (a->layers - 1) * full + last, a->layers * (full - 4 * d), 3 * h * h);
+    /* norm1 and norm1_context (the last block's MochiLayerNormContinuous Linear(h, P)) */
+    a->d.norm_linear = a->layers * lin(h, 4 * h, 1) + (a->layers - 1) * lin(h, 4 * P, 1) + lin(h, P, 1);
     a->time_embed_dim = h;
     a->text_embed_dim = text;
     a->d.spatial = 8;   /* AutoencoderKLMochi: 8× spatial, 6× temporal */

@@ -47,8 +47,10 @@ void vp_ev_component_weights(const vp_inst_calc *c, vp_events *e, vp_tensors *t)
     if (listed > per) n = 0, listed = 0; /* shapes that do not add up: one tensor per block */
     /* T5's wo stays fp32 when transformers loads the encoder in float16 (_keep_in_fp32_modules, weights.c) */
     double wo_b = c->w.fp32_keep_params > 0 ? 4.0 : b;
+    /* layerwise casting (weights.c VP_QUANT_FP8): the blocks' linears stored in float8, 1 B */
+    double lin_b = c->in->quant == VP_QUANT_FP8 ? 1.0 : b;
     for (int64_t k = 0; k < blocks; k++) {
-        for (int i = 0; i < n; i++) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)sizes[i] * (i == wo ? wo_b : b))));
+        for (int i = 0; i < n; i++) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)sizes[i] * (i == wo ? wo_b : lin_b))));
         if (per > listed) vp_tensors_push(t, e, vp_ev_alloc(e, (int64_t)((double)(per - listed) * b)));
     }
     int64_t rest = a->d.params - per * blocks;
@@ -100,6 +102,18 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
     }
 }
 
+/* The transformer's autocast cache (timeline_diffusion.c, vp_dit_autocast_cache_bytes): allocated as its first
+ * step's Linears cast their weights (one copy per block, then the rest), kept to the end of the call. */
+static void alloc_casts(const vp_inst_calc *c, vp_events *e, vp_tensors *casts) {
+    const vp_arch *a = &c->in->arch;
+    double cc = vp_dit_autocast_cache_bytes(c->in);
+    if (cc <= 0 || casts->n > 0) return;
+    int64_t blocks = a->layers + a->d.blocks2;
+    double per = blocks > 0 ? 2.0 * (double)a->d.blocks_total / (double)blocks : 0;
+    for (int64_t k = 0; k < blocks; k++) vp_tensors_push(casts, e, vp_ev_alloc(e, (int64_t)per));
+    if (cc > per * (double)blocks) vp_tensors_push(casts, e, vp_ev_alloc(e, (int64_t)(cc - per * (double)blocks)));
+}
+
 void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *e) {
     const vp_arch *dit = NULL;
     for (int i = 0; i < n; i++)
@@ -113,6 +127,7 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
         if (mode == VP_DIFF_OFFLOAD_NONE || !cs[i].in->arch.dclass) vp_ev_component_weights(&cs[i], e, &held[i]);
     e->phase = VP_PH_PREFILL;
     int prev = -1;
+    vp_tensors casts = {0}; /* the transformer's autocast cache (timeline_diffusion.c): one copy per block, then the rest */
     for (int stage = 0; stage < 3; stage++)
         for (int i = 0; i < n && i < VP_MAX_INSTANCES; i++) {
             const vp_arch *a = &cs[i].in->arch;
@@ -132,12 +147,21 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
             } else if (mode == VP_DIFF_OFFLOAD_SEQUENTIAL && a->dclass) {
                 double b = (double)vp_dtype_bytes(vp_param_dtype(cs[i].in));
                 int32_t w = vp_ev_alloc(e, (int64_t)((double)a->d.largest_tensor * b));
+                alloc_casts(&cs[i], e, &casts);
                 phase(plan, &cs[i], dit, e);
                 vp_ev_free(e, w);
                 continue;
             }
             if (stage == 2) e->phase = VP_PH_DECODE;
+            alloc_casts(&cs[i], e, &casts);
             phase(plan, &cs[i], dit, e);
+            /* instances[].after_use: model.cpu() once the phase is over (its segments stay cached), then
+             * torch.cuda.empty_cache() where the script calls it (Wan's wan/text2video.py lines 257-259) */
+            if (mode == VP_DIFF_OFFLOAD_NONE && cs[i].in->after_use != VP_AFTER_USE_STAY) {
+                vp_tensors_release(&held[i], e);
+                if (cs[i].in->after_use == VP_AFTER_USE_CPU_EMPTY_CACHE) vp_ev_empty_cache(e);
+            }
         }
+    vp_tensors_dispose(&casts);
     for (int i = 0; i < n && i < VP_MAX_INSTANCES; i++) vp_tensors_dispose(&held[i]);
 }

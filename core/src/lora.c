@@ -171,6 +171,21 @@ int64_t vp_lora_params_total(const vp_instance *in) {
         int64_t fs = a->shared_expert_inter ? a->shared_expert_inter : a->expert_inter * a->shared_experts;
         return vp_lora_params_per_layer(in) * a->layers + mlp_params(in, a->inter) * n_dense + mlp_params(in, fs) * n_moe;
     }
+    if (a->kind == VP_KIND_DIT && a->d.blocks2 > 0) {
+        /* single-stream blocks (FluxSingleTransformerBlock, HunyuanVideoSingleTransformerBlock): an Attention with
+         * pre_only=True, so to_q, to_k, to_v (hidden × hidden) and no to_out (transformer_flux.py
+         * FluxSingleTransformerBlock, transformer_hunyuan_video.py HunyuanVideoSingleTransformerBlock; diffusers
+         * attention_processor.py Attention: `if not self.pre_only: self.to_out = ...`). The FLUX QLoRA blog's r4 count on
+         * to_q/k/v/to_out.0: 4,669,440 = (19 × 4 + 38 × 3) × 4 × (3072 + 3072). */
+        int single = 0, four = 0;
+        const unsigned bits[] = {VP_T_Q, VP_T_K, VP_T_V, VP_T_O};
+        for (int i = 0; i < 4; i++) four += (in->lora_targets & bits[i]) != 0, single += i < 3 && (in->lora_targets & bits[i]);
+        /* HunyuanVideo's token refiner blocks (HunyuanVideoIndividualTokenRefinerBlock.attn: to_q/k/v/out.0, h × h):
+         * finetrainers' HunyuanVideo LoRA r128 log, "trainable parameters": 163,577,856 =
+         * (20 × 4 + 40 × 3 + 2 × 4) × 128 × (3072 + 3072) */
+        return vp_lora_params_per_layer(in) * vp_lora_layers(in) + in->lora_r * 2 * a->hidden * single * a->d.blocks2 +
+               in->lora_r * 2 * a->hidden * four * a->d.attn_extra;
+    }
     if (a->head_denses && (in->lora_targets & VP_T_O)) /* bert "dense" outside the blocks, Linear(h, h) each */
         return vp_lora_params_per_layer(in) * vp_lora_layers(in) + in->lora_r * 2 * a->hidden * a->head_denses;
     if (!(a->kind == VP_KIND_DECODER && a->ssm == 1 && a->ssm_layers < a->layers))

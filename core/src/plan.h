@@ -13,7 +13,9 @@ typedef enum {
     VP_PREC_BF16_MASTER, /* bf16 weights and grads, fp32 master copy in the optimizer (DeepSpeed, Megatron, ZeRO paper) */
     VP_PREC_FP16_MASTER  /* the same in fp16 (DeepSpeed "fp16": {"enabled": true}, Megatron --fp16), with loss scaling */
 } vp_precision;
-typedef enum { VP_QUANT_NONE = 0, VP_QUANT_INT8, VP_QUANT_NF4, VP_QUANT_FP4 } vp_quant;
+/* VP_QUANT_FP8: layerwise casting, storage float8 / compute in the precision's dtype (diffusers
+ * enable_layerwise_casting, finetrainers --layerwise_upcasting_modules; weights.c, timeline_train.c) */
+typedef enum { VP_QUANT_NONE = 0, VP_QUANT_INT8, VP_QUANT_NF4, VP_QUANT_FP4, VP_QUANT_FP8 } vp_quant;
 typedef enum { VP_FT_FULL = 0, VP_FT_LORA, VP_FT_QLORA, VP_FT_ADAPTER, VP_FT_FROZEN } vp_ft;
 typedef enum {
     VP_OPT_ADAMW = 0, VP_OPT_ADAM, VP_OPT_SGD, VP_OPT_SGD_MOMENTUM, VP_OPT_ADAFACTOR, VP_OPT_LION,
@@ -84,9 +86,14 @@ typedef struct {
     int64_t edited_layers; /* functional_copy: the last blocks whose MLP weights the edit replaces (MEND: 3) */
     int precision_set;   /* "precision" was given (otherwise a framework may choose its own: precision.c) */
     int autocast_cache;  /* torch.autocast(cache_enabled=...): casts of fp32 weights kept until autocast exits */
+    int after_use;       /* VP_AFTER_USE_*: a diffusion component the script moves to the CPU after its phase (offload none) */
     int impl_set;        /* "optimizer.impl" was given (otherwise a framework may choose its own) */
 } vp_instance;
 
+/* instances[].after_use (diffusion inference with offload "none"): what the script does with the component once its
+ * phase is over: keep it on the GPU, model.cpu() (its weights freed into the allocator's cache), or model.cpu() then
+ * torch.cuda.empty_cache() (Wan's own wan/text2video.py: T5 lines 178-179, the DiT lines 257-259). */
+enum { VP_AFTER_USE_STAY = 0, VP_AFTER_USE_CPU, VP_AFTER_USE_CPU_EMPTY_CACHE };
 typedef enum { VP_FW_TORCH = 0, VP_FW_DEEPSPEED, VP_FW_FSDP, VP_FW_MEGATRON } vp_framework;
 typedef enum { VP_FSDP_FULL_SHARD = 0, VP_FSDP_SHARD_GRAD_OP, VP_FSDP_HYBRID_SHARD, VP_FSDP_NO_SHARD } vp_fsdp;
 

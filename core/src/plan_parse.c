@@ -15,7 +15,7 @@
 const char *const vp_role_names[] = {"trained", "reference", "teacher", "ema", "reward", "critic",
                                      "editor", "functional_copy", "custom", NULL};
 const char *const vp_precision_names[] = {"fp32", "amp_bf16", "amp_fp16", "bf16", "fp16", "fp8", "bf16_master", "fp16_master", NULL};
-static const char *const k_quant[] = {"none", "int8", "nf4", "fp4", NULL};
+static const char *const k_quant[] = {"none", "int8", "nf4", "fp4", "fp8", NULL}; /* order of vp_quant */
 static const char *const k_ft[] = {"full", "lora", "qlora", "adapter", "frozen", NULL};
 static const char *const k_opt[] = {"adamw", "adam", "sgd", "sgd_momentum", "adafactor", "lion",
                                     "adamw_8bit", "paged_adamw", "paged_adamw_8bit", NULL};
@@ -172,7 +172,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
                                 vp_instance *in, vp_error *err) {
     static const char *const keys[] = {"name", "role", "model", "precision", "quant", "double_quant", "finetune",
                                        "optimizer", "grad_ckpt", "attn", "activations", "passes", "placement",
-                                       "shares_weights_with", "logprobs_fp32", "edited_layers", "autocast_cache", NULL};
+                                       "shares_weights_with", "logprobs_fp32", "edited_layers", "autocast_cache", "after_use", NULL};
     vp_status st;
     char path[128];
     if (!cJSON_IsObject(o)) return vp_fail(err, VP_ERR_FIELD, p, "%s must be an object", p);
@@ -193,6 +193,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
     in->passes = 1;
     in->shares_weights_with = -1;
     in->autocast_cache = 1; /* torch.autocast(cache_enabled=None) -> torch.is_autocast_cache_enabled(): True */
+    in->after_use = VP_AFTER_USE_STAY;
 
     if ((st = vp_json_opt_str(o, p, "name", in->name, sizeof in->name, err))) return st;
     int role = 0;
@@ -210,6 +211,8 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
     const cJSON *pj = cJSON_GetObjectItemCaseSensitive(o, "precision");
     in->precision_set = pj && !cJSON_IsNull(pj);
     if ((st = vp_json_opt_bool(o, p, "autocast_cache", &in->autocast_cache, err))) return st;
+    static const char *const k_after_use[] = {"stay", "cpu", "cpu_empty_cache", NULL}; /* order of VP_AFTER_USE_* */
+    if ((st = vp_json_opt_enum(o, p, "after_use", k_after_use, &in->after_use, err))) return st;
     int q = 0;
     if ((st = vp_json_opt_enum(o, p, "quant", k_quant, &q, err))) return st;
     in->quant = (vp_quant)q;

@@ -158,6 +158,11 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
     /* torch.autocast casts fp32 weights for the matmuls; its cache (cache_enabled) keeps each cast of a
      * leaf parameter until the autocast region exits (aten/src/ATen/autocast_mode.cpp cached_cast) */
     ds->no_casts = !vp_is_amp(in);
+    /* QLoRA: the base Linear4bit weights are packed uint8 Params4bit, which autocast does not cast (only floating
+     * leaves); bitsandbytes' MatMul4Bit dequantizes them per call into a temporary and saves the packed weight for
+     * backward (bitsandbytes autograd/_functions.py MatMul4Bit.forward: F.dequantize_4bit(B, quant_state)
+     * .to(A.dtype).t(); ctx.tensors = (A, B)), so no weight copy outlives its matmul */
+    if (in->ft == VP_FT_QLORA) ds->no_casts = 1;
     ds->casts_cached = in->autocast_cache;
     if (fw == VP_FW_FSDP && z >= 2 && !in->stream_from_cpu) {
         vp_shard_fsdp(plan, in, w, o, ctx, frac, ds);
@@ -211,6 +216,13 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
         vp_fmt_count(no, sizeof no, (double)(w->base_params - w->fp32_keep_params) * frac);
         term(&ds->weights, (int64_t)wbytes, "%s params%s × %d B %s + %s wo params × 4 B fp32 (_keep_in_fp32_modules)", no,
              where, pb, vp_dtype_name(vp_param_dtype(in)), nk);
+    } else if (in->quant == VP_QUANT_FP8) {
+        char nq[24], no[24];
+        int64_t q8 = in->pc.linear_in_layers - in->arch.d.norm_linear;
+        vp_fmt_count(nq, sizeof nq, (double)q8 * frac);
+        vp_fmt_count(no, sizeof no, (double)(w->base_params - q8) * frac);
+        term(&ds->weights, (int64_t)wbytes, "layerwise casting: %s block linear params × 1 B float8 + %s others%s × %d B %s", nq, no,
+             where, pb, vp_dtype_name(vp_param_dtype(in)));
     } else {
         term(&ds->weights, (int64_t)wbytes, "%s params%s × %d B %s", np, where, pb, vp_dtype_name(vp_param_dtype(in)));
     }

@@ -52,6 +52,9 @@ void vp_add_resident(vp_moment *m, const vp_inst_calc *c, int with_state);
 /* Moments of one device's step (train: forward/backward/step; infer: prefill/decode). */
 void vp_timeline_train(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_sink *out);
 void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_sink *out);
+/* Bytes of torch.autocast's cached 16-bit weight copies for a DiT instance with fp32 weights run under autocast
+ * (precision amp_bf16 / amp_fp16) whose instance keeps autocast_cache on; 0 otherwise (timeline_diffusion.c). */
+double vp_dit_autocast_cache_bytes(const vp_instance *in);
 /* A diffusers pipeline call: text encoders, denoising steps, VAE decode (timeline_diffusion.c). */
 int vp_plan_is_diffusion(const vp_plan *plan);
 void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_sink *out);

@@ -28,12 +28,39 @@ static const vp_arch *find_dit(const vp_plan *plan) {
     return NULL;
 }
 
+/* torch.autocast's weight-cast cache (PyTorch aten/src/ATen/autocast_mode.cpp, cached_cast): a cast to the
+ * autocast dtype of an fp32 leaf tensor that requires grad is kept in `cached_casts` while cache_enabled, and
+ * the cache is cleared only when the outermost autocast context exits (torch/amp/autocast_mode.py __exit__:
+ * torch.clear_autocast_cache() once autocast_decrement_nesting() reaches 0). diffusers' from_pretrained leaves
+ * requires_grad on and the pipelines' @torch.no_grad() does not change it, so under
+ * `with torch.autocast("cuda", torch.bfloat16): pipe(...)` every weight and bias a Linear casts stays as a 16-bit
+ * copy from its first step to the end of the call: 2 B per transformer parameter (the patch embeddings are Conv /
+ * Linear, also cast; the norms' few thousand parameters per block, which layer_norm / RMSNorm do not cast, are
+ * counted too: < 0.1%). Not cached (instance
+ * "autocast_cache": false) with autocast(cache_enabled=False) (diffusers docs mochi.md's 85-frame example) or
+ * requires_grad_(False) (Wan's own wan/text2video.py line 88). */
+double vp_dit_autocast_cache_bytes(const vp_instance *in) {
+    if (!in->autocast_cache || !VP_DC_IS_DIT(in->arch.dclass)) return 0;
+    if (vp_dtype_bytes(vp_param_dtype(in)) != 4 || vp_dtype_bytes(vp_act_dtype(in)) != 2) return 0;
+    return 2.0 * (double)in->arch.d.params;
+}
+
+/* the pipeline's order of a component's phase: text encoders, then the transformer, then the VAE */
+static int phase_order(const vp_inst_calc *c, int i) {
+    int dc = c->in->arch.dclass;
+    int stage = VP_DC_IS_TEXT(dc) ? 0 : VP_DC_IS_VAE(dc) ? 2 : 1;
+    return stage * VP_MAX_INSTANCES + i;
+}
+
 /* weights of the components on the GPU during the phase of component `run` */
 static void weights_for(const vp_plan *plan, vp_moment *m, const vp_inst_calc *cs, int n, int run) {
     int mode = plan->diff.offload;
     for (int i = 0; i < n; i++) {
         const vp_inst_calc *c = &cs[i];
         if (mode == VP_DIFF_OFFLOAD_NONE || !c->in->arch.dclass) {
+            /* a component the script moved to the CPU once its own phase was over (instances[].after_use) */
+            if (c->in->after_use != VP_AFTER_USE_STAY && c->in->arch.dclass && phase_order(c, i) < phase_order(&cs[run], run))
+                continue;
             vp_add_resident(m, c, 0);
         } else if (mode == VP_DIFF_OFFLOAD_MODEL) {
             if (i == run) vp_add_resident(m, c, 0);
@@ -74,6 +101,13 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
     vp_moment_add(base, &dev, "cublas_workspace", "cuBLAS workspace", vp_cublas_workspace_bytes(),
                   "32 MiB allocated by the first GEMM through PyTorch's allocator (measured, H100/PyTorch 2.11)");
     vp_sink_push(out, base);
+    /* the autocast cache of the transformer: from its first step to the end of the pipeline call (the decode
+     * runs inside the same autocast context) */
+    double cast_cache = 0;
+    const vp_inst_calc *cast_owner = NULL;
+    for (int i = 0; i < n; i++)
+        if (vp_dit_autocast_cache_bytes(cs[i].in) > 0 && cs[i].in->activations != VP_ACT_NONE)
+            cast_cache = vp_dit_autocast_cache_bytes(cs[i].in), cast_owner = &cs[i];
     /* phases in pipeline order: text encoders, transformer, VAE */
     for (int stage = 0; stage < 3; stage++) {
         for (int i = 0; i < n; i++) {
@@ -89,6 +123,11 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
             vp_moment_add(m, &dev, "cublas_workspace", "cuBLAS workspace", vp_cublas_workspace_bytes(),
                           "32 MiB allocated by the first GEMM through PyTorch's allocator (measured, H100/PyTorch 2.11)");
             double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
+            if (stage > 0 && cast_cache > 0)
+                vp_moment_add(m, &cast_owner->owner, "autocast_cache", "Autocast weight-cast cache", (int64_t)cast_cache,
+                              "fp32 weights under torch.autocast: the 16-bit copy of every weight cast (2 B × %lld "
+                              "params) stays cached until the autocast context exits",
+                              (long long)cast_owner->in->arch.d.params);
             if (stage == 0) {
                 vp_moment_add(m, &c->owner, "inference_temp", "Text encoder forward", (int64_t)((double)c->a.tokens * c->a.fwd_temp),
                               "one block at a time under no_grad: %lld tokens × %.0f B (hidden states, q/k/v, MLP%s)",

@@ -350,9 +350,12 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
                           "%lld edited parameters (MLP of the last %lld blocks), accumulated over the passes", (long long)ed,
                           (long long)c->in->edited_layers);
         }
-        if (c->in->quant == VP_QUANT_NF4 || c->in->quant == VP_QUANT_FP4 || c->in->quant == VP_QUANT_INT8) {
+        if (c->in->quant == VP_QUANT_NF4 || c->in->quant == VP_QUANT_FP4 || c->in->quant == VP_QUANT_INT8 ||
+            c->in->quant == VP_QUANT_FP8) {
             /* bitsandbytes dequantizes each frozen weight for its matmul (MatMul4Bit: F.dequantize_4bit
-             * ... .to(A.dtype)) in forward and again for the input gradient in backward */
+             * ... .to(A.dtype)) in forward and again for the input gradient in backward; layerwise casting
+             * (diffusers hooks/layerwise_casting.py LayerwiseCastingHook.pre_forward: module.to(compute_dtype),
+             * post_forward: back to the storage dtype) holds one module's weights upcast while it runs */
             int64_t lin = c->in->arch.hidden * (c->in->arch.experts ? c->in->arch.expert_inter : c->in->arch.inter);
             vp_moment_add(b1, &c->owner, "inference_temp", "Dequantized weight (transient)",
                           lin * vp_dtype_bytes(vp_act_dtype(c->in)), "largest linear (%lld params) dequantized to %s for its matmul",

@@ -35,6 +35,17 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w) {
     } else if (in->quant == VP_QUANT_NF4 || in->quant == VP_QUANT_FP4) {
         qb = 0.5;
         qconst = nf4_bytes_per_param(in->double_quant) - 0.5;
+    } else if (in->quant == VP_QUANT_FP8) {
+        /* layerwise casting (diffusers hooks/layerwise_casting.py apply_layerwise_casting, at 58eb52c0): the weights of the
+         * supported leaf layers (Linear, Conv) are stored as torch.float8_e4m3fn / e5m2, 1 B, with no scales;
+         * modules whose qualified name matches a skip pattern (re.search, line 178; DEFAULT_SKIP_MODULES_PATTERN line 31:
+         * pos_embed, patch_embed, norm, ^proj_in$, ^proj_out$; each model's _skip_layerwise_casting_patterns, e.g.
+         * CogVideoX ["patch_embed", "norm"]) keep the compute dtype: the blocks' linears are stored in fp8, the rest in
+         * the compute dtype */
+        qb = 1.0;
+        /* the adaptive-norm Linears inside the blocks (norm1.linear, norm1_context.linear, ...) match "norm" and
+         * keep the compute dtype (SD3's linear count already leaves them out; LTX and Wan have none) */
+        quantized -= in->arch.d.norm_linear;
     }
     int64_t unq = pc->total - quantized;
     w->base_bytes = unq * pb + (int64_t)((double)quantized * qb);
