@@ -28,7 +28,7 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
 fi
 if [ "$what" != native ] && [ -f package.json ]; then
-  if [ ! -d node_modules/playwright-core ]; then
+  if [ ! -d node_modules/playwright-core ] || [ ! -x node_modules/.bin/esbuild ]; then
     npm ci --no-audit --no-fund --loglevel=error
   fi
 fi

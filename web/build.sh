@@ -30,6 +30,22 @@ cp "$WASM_DIR/vramplan.mjs" "$WASM_DIR/vramplan.wasm" "$SITE"/
 
 # The example plans (examples/*.json, the same files the CLI reads) and their index for the
 # page's "Load example" menu: [{"file", "name"}], in file-name order.
+# Minify the page's JavaScript and CSS as served (esbuild from package.json: whitespace and syntax only,
+# names kept, so stack traces still name our functions). VP_NO_MINIFY=1 serves the sources as they are.
+if [ "${VP_NO_MINIFY:-0}" != 1 ]; then
+  ESBUILD="$ROOT/node_modules/.bin/esbuild"
+  if [ ! -x "$ESBUILD" ]; then
+    command -v npm >/dev/null || { echo "web/build.sh: npm not found (scripts/deps.sh web installs it)" >&2; exit 1; }
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  for f in "$SITE"/*.js "$SITE"/cards/*.js "$SITE"/vramplan.mjs; do
+    "$ESBUILD" "$f" --minify-whitespace --minify-syntax --format=esm --log-level=warning --outfile="$f.min"
+    mv "$f.min" "$f"
+  done
+  "$ESBUILD" "$SITE/style.css" --minify --log-level=warning --outfile="$SITE/style.min.css"
+  mv "$SITE/style.min.css" "$SITE/style.css"
+fi
+
 mkdir -p "$SITE/examples"
 shopt -s nullglob
 EXAMPLES=("$ROOT"/examples/*.json)

@@ -504,10 +504,14 @@ test('a reference placed on GPU 1 of two: two device bars, side by side, on one 
   await page.fill('#gpu-count', '2');
   await settled(page, n);
   await page.click('#instance-more > summary');
+  n = await estimates(page);
   await page.selectOption('#placement', 'gpu');
+  await settled(page, n);
   n = await estimates(page);
   await page.selectOption('#placement-device', '1');
   await settled(page, n);
+  // the estimate of the last change is the one drawn (an earlier one may land first under load)
+  await page.waitForFunction(() => document.querySelectorAll('#devices article.device').length === 2);
   assert.equal(await page.locator('#devices article.device').count(), 2);
   assert.equal(await page.locator('#devices article.device .bar').count(), 2, 'one bar per device');
   const plan = await page.evaluate(() => window.__vramplan.plan());
@@ -534,9 +538,10 @@ test('a reference placed on GPU 1 of two: two device bars, side by side, on one 
   }));
   assert.ok(Math.abs(pxPerByte[0].bar - pxPerByte[1].bar) < 2, 'bars side by side, equal width');
   assert.ok(Math.abs(pxPerByte[0].perByte / pxPerByte[1].perByte - 1) < 0.05, `one scale: ${JSON.stringify(pxPerByte)}`);
-  const box0 = await page.locator('#devices article[data-index="0"]').boundingBox();
-  const box1 = await page.locator('#devices article[data-index="1"]').boundingBox();
-  assert.ok(Math.abs(box0.y - box1.y) < 2 && box1.x > box0.x, 'GPU 1 beside GPU 0');
+  // both boxes in one frame: the planner's answers above may reflow the page between two reads
+  const [box0, box1] = await page.$$eval('#devices article[data-index="0"], #devices article[data-index="1"]',
+    (els) => els.map((e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y }; }));
+  assert.ok(Math.abs(box0.y - box1.y) < 2 && box1.x > box0.x, `GPU 1 beside GPU 0: ${JSON.stringify([box0, box1])}`);
   t.diagnostic(`GPU 0 ${fmtGiB(est.devices[0].peak_alloc_bytes)}, GPU 1 ${fmtGiB(est.devices[1].peak_alloc_bytes)}`);
 
   // an instance's error is named above the tabs while another instance is shown

@@ -17,7 +17,7 @@ cd "$ROOT"
 for tool in node npm; do
   command -v "$tool" >/dev/null || { echo "tests/web/run.sh: $tool not found" >&2; exit 1; }
 done
-if [ ! -f node_modules/playwright-core/package.json ]; then
+if [ ! -f node_modules/playwright-core/package.json ] || [ ! -x node_modules/.bin/esbuild ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
 if [ "${VP_SKIP_BUILD:-0}" != 1 ]; then
