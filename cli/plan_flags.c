@@ -262,7 +262,10 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
         } else if (!strcmp(a, "--lora") || !strcmp(a, "--qlora")) {
             INST();
             cJSON *ft = obj(in0, "finetune");
-            set_str(ft, "method", !strcmp(a, "--lora") ? "lora" : "qlora");
+            /* --qlora with --lora R, in either order, is QLoRA of rank R */
+            const cJSON *was = cJSON_GetObjectItemCaseSensitive(ft, "method");
+            int qlora = !strcmp(a, "--qlora") || (cJSON_IsString(was) && !strcmp(was->valuestring, "qlora"));
+            set_str(ft, "method", qlora ? "qlora" : "lora");
             if (!strcmp(a, "--lora")) {
                 NEEDV();
                 double r;

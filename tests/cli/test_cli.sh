@@ -81,6 +81,14 @@ expect 0 "" -- estimate --model gpt2 --batch 2 --seq 128 --gpu "$FX/probes/h100.
 expect 0 "" -- estimate --hf-config "$FX/configs/tiny-llama.json" --lora 8 --lora-targets q_proj,v_proj --json
 expect 4 "" -- estimate --plan "$P/nofit-70b-full.json" --check
 expect 0 "" -- models
+# --qlora and --lora R, in either order: QLoRA of rank R (4-bit base weights, the rank given)
+n=$((n + 1))
+qa=$("$VP" estimate --model llama-3.2-1b --qlora --lora 8 --json </dev/null 2>/dev/null)
+qb=$("$VP" estimate --model llama-3.2-1b --lora 8 --qlora --json </dev/null 2>/dev/null)
+if [ "$qa" != "$qb" ] || ! printf '%s' "$qa" | grep -q 'Weights (quantized)'; then
+    echo "FAIL: vramplan estimate --qlora --lora 8: not the same QLoRA plan as --lora 8 --qlora"
+    fails=$((fails + 1))
+fi
 expect 0 "" -- gpus --json
 expect_stdin 0 "" "$P/good-gpt2.json" -- estimate --plan - --json
 
