@@ -11,12 +11,12 @@ export const MODES = [
 ];
 
 export const PRECISIONS = [
-  { value: 'amp_bf16', label: 'bf16 mixed (fp32 master)', modes: ['train'] },
+  { value: 'amp_bf16', label: 'bf16 mixed (fp32 master)', modes: ['train', 'infer'] },
   { value: 'bf16', label: 'bf16', modes: ['train', 'infer'] },
   { value: 'bf16_master', label: 'bf16 + fp32 master in the optimizer (DeepSpeed, Megatron)', modes: ['train'] },
   { value: 'fp16_master', label: 'fp16 + fp32 master in the optimizer (DeepSpeed, Megatron)', modes: ['train'] },
   { value: 'fp16', label: 'fp16', modes: ['train', 'infer'] },
-  { value: 'amp_fp16', label: 'fp16 mixed (fp32 master)', modes: ['train'] },
+  { value: 'amp_fp16', label: 'fp16 mixed (fp32 master)', modes: ['train', 'infer'] },
   { value: 'fp8', label: 'fp8 (Transformer Engine)', modes: ['train'] },
   { value: 'fp32', label: 'fp32', modes: ['train', 'infer'] },
 ];
@@ -52,6 +52,7 @@ export const BASE_QUANT = [
   { value: 'int8', label: 'int8 (bitsandbytes)' },
   { value: 'nf4', label: 'NF4 (4-bit)' },
   { value: 'fp4', label: 'FP4 (4-bit)' },
+  { value: 'fp8', label: 'fp8 storage (layerwise casting: one module upcast at a time)' },
 ];
 
 // Model instances (plan "instances[].role"). The label says what it is for.
@@ -211,6 +212,13 @@ export const CUSTOM_NORM = [
 ];
 
 // KV-cache dtype (workload.kv_dtype; the core's default is bf16).
+// What a script does with a pipeline component once its phase is over (plan instances[].after_use)
+export const AFTER_USE = [
+  { value: 'stay', label: 'stays on the GPU' },
+  { value: 'cpu', label: 'moved to the CPU (.cpu(): freed into the cache)' },
+  { value: 'cpu_empty_cache', label: 'moved to the CPU, then torch.cuda.empty_cache()' },
+];
+
 // diffusers pipelines' offload modes (plan workload.diffusion.offload, core/src/diffusion_plan.c)
 export const DIFFUSION_OFFLOAD = [
   { value: 'none', label: 'none (every component on the GPU)' },
@@ -317,6 +325,7 @@ export const DEFAULT_INSTANCE = deepFreeze({
   optimizer_framework: false, // the plan gave no optimizer.impl and FSDP picked fused AdamW: plan.js
                              // leaves "impl" out again while it still holds (added within v2)
   autocast_cache: true,      // torch.autocast(cache_enabled=...); false: Lightning >= 2.6
+  after_use: 'stay',         // diffusion inference: stay | cpu | cpu_empty_cache once its phase is over (added within v2)
   edited_layers: '',         // functional_copy: the last blocks the edit replaces ('' = the core's default, 3)
   infer_precision: 'bf16',   // inference
   quant: 'none',             // frozen base weights of lora / adapter / frozen (qlora uses lora.quant)
@@ -430,6 +439,7 @@ export const CHOICES = {
   'instance.attn': ATTN.map((o) => o.value),
   'instance.activations': ACTIVATIONS.map((o) => o.value),
   'instance.placement': PLACEMENTS.map((o) => o.value),
+  'instance.after_use': AFTER_USE.map((o) => o.value),
 };
 
 export const PREFERRED_DEFAULTS = {
@@ -527,6 +537,7 @@ export const INSTANCE_ERROR_FIELDS = [
   ['passes', 'passes'],
   ['logprobs_fp32', 'logprobs'],
   ['autocast_cache', 'autocast-cache'],
+  ['after_use', 'after-use'],
   ['edited_layers', 'edited-layers'],
   ['placement.stream_to', 'placement-device'],
   ['placement.device', 'placement-device'],

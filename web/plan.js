@@ -146,7 +146,8 @@ function instanceOf(state, i, names) {
     if (inst.activations === 'keep_graph') out.passes = num(inst.passes);
     if (inst.logprobs_fp32) out.logprobs_fp32 = true;
     if (inst.autocast_cache === false) out.autocast_cache = false;
-  }
+  } else if (inst.autocast_cache === false && /^amp_/.test(inst.infer_precision)) out.autocast_cache = false;
+  if (!train && inst.after_use && inst.after_use !== 'stay') out.after_use = inst.after_use;
   if (inst.role === 'functional_copy' && !blank(inst.edited_layers)) out.edited_layers = num(inst.edited_layers);
   const pl = placementOf(inst);
   if (pl) out.placement = pl;

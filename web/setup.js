@@ -380,7 +380,7 @@ export function migrateV1(v1) {
 
 const INSTANCE_KEYS = ['name', 'role', 'model', 'precision', 'quant', 'double_quant', 'finetune', 'optimizer',
   'grad_ckpt', 'attn', 'activations', 'passes', 'placement', 'shares_weights_with', 'logprobs_fp32',
-  'autocast_cache', 'edited_layers'];
+  'autocast_cache', 'edited_layers', 'after_use'];
 const PARALLEL_KEYS = ['dp', 'tp', 'pp', 'vpp', 'ep', 'sp', 'microbatches', 'zero', 'framework', 'fsdp',
   'offload_optimizer', 'offload_params', 'activation_offload', 'distributed_optimizer', 'selective_recompute',
   'gradient_as_bucket_view', 'reduce_bucket_size', 'allgather_bucket_size', 'sub_group_size', 'grad_accum_dtype',
@@ -591,7 +591,9 @@ export function planToState(plan, presetType = () => '') {
     inst.logprobs_fp32 = bool(x.logprobs_fp32, `${p}.logprobs_fp32`, false);
     if (!train && inst.logprobs_fp32) dropped.push(`${p}.logprobs_fp32`);
     inst.autocast_cache = bool(x.autocast_cache ?? undefined, `${p}.autocast_cache`, true);
-    if (!train && !inst.autocast_cache) dropped.push(`${p}.autocast_cache`);
+    // inference keeps it where autocast runs (amp_* weights; diffusion pipelines in fp32 under autocast)
+    if (!train && !inst.autocast_cache && !/^amp_/.test(inst.infer_precision)) dropped.push(`${p}.autocast_cache`);
+    inst.after_use = str(x.after_use, `${p}.after_use`, O.CHOICES['instance.after_use'], 'stay');
     // the core: edited_layers belongs to functional_copy (0 elsewhere is accepted and means nothing)
     const edited = numb(x.edited_layers ?? undefined, `${p}.edited_layers`, '');
     if (inst.role === 'functional_copy') inst.edited_layers = edited;

@@ -59,6 +59,13 @@ test('diffusion pipelines: the core adds the components the page shows, and ever
     { ...r.plan, workload: { mode: 'infer', batch: 1, frames: 49, height: 480, width: 720,
       diffusion: { cfg: false, offload: 'model', vae_tiling: true, vae_slicing: true, offload_empty_cache: false, diffusers: '0.30' } } },
     { ...r.plan, workload: { mode: 'infer', batch: 2, diffusion: { offload: 'sequential' } } },
+    // fp32 weights under autocast with its cache off (diffusers mochi.md), a component moved off after its phase
+    // (Wan's generate.py --offload_model), fp8 storage (layerwise casting) of a LoRA base
+    { ...r.plan, workload: { mode: 'infer', batch: 1, frames: 33, height: 480, width: 832 },
+      instances: r.plan.instances.map((x, i) => (i === 0 ? { ...x, precision: 'amp_bf16', autocast_cache: false }
+        : i === 1 ? { ...x, after_use: 'cpu_empty_cache' } : x)) },
+    { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 512, width: 768 },
+      instances: [{ model: { preset: 'ltx-video' }, precision: 'bf16', quant: 'fp8', finetune: { method: 'lora', lora: { r: 64, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } } }] },
     { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 480, width: 720, diffusion: { precompute: true } },
       instances: [{ model: { preset: 'ltx-video' }, finetune: { method: 'lora', lora: { r: 128, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } }, grad_ckpt: { every: 1 } }] },
   ];

@@ -12,6 +12,7 @@ export function build() {
   fillSelect($('add-role'), O.ROLES.filter((r) => r.value !== 'trained').concat(O.ROLES.filter((r) => r.value === 'trained')), 'reference');
   fillSelect($('activations'), O.ACTIVATIONS);
   fillSelect($('placement'), O.PLACEMENTS);
+  fillSelect($('after-use'), O.AFTER_USE);
 }
 
 /** The instance tabs (one radio per model instance). */
@@ -75,6 +76,7 @@ export function read(x) {
   x.passes = numVal($('passes'));
   x.logprobs_fp32 = $('logprobs').checked;
   x.autocast_cache = $('autocast-cache').checked;
+  x.after_use = $('after-use').value;
   x.edited_layers = numVal($('edited-layers'));
   x.placement = $('placement').value;
   if ($('placement-device').value !== '') x.device = Number($('placement-device').value);
@@ -88,6 +90,7 @@ export function write(x) {
   $('passes').value = String(x.passes);
   $('logprobs').checked = !!x.logprobs_fp32;
   $('autocast-cache').checked = x.autocast_cache !== false;
+  $('after-use').value = x.after_use || 'stay';
   $('edited-layers').value = String(x.edited_layers ?? '');
   $('placement').value = x.placement;
   $('pinned').checked = !!x.pinned;
@@ -110,6 +113,8 @@ export function showVals(x) {
     activations: x.activations,
     placement: x.placement,
     role: x.role,
+    // autocast runs: training in a mixed precision, or inference with fp32 weights under autocast
+    autocast: (store.state.workload.mode === 'train' ? x.precision : x.infer_precision).startsWith('amp_') ? 'yes' : 'no',
   };
 }
 
