@@ -10,6 +10,7 @@
 #include "diffusers.h"
 #include "plan.h"
 #include "vp_test.h"
+#include "t_arch.h"
 
 static uint64_t count_preset(const char *id) {
     const char *inst = t_fmt("{\"name\":\"c\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\","
@@ -260,18 +261,6 @@ static void model_index(void **s) {
 
 /* ---- group diffusion_workload: hand-worked tokens, VAE decode peaks, CFG ---- */
 
-static vp_arch arch_of(const char *preset) {
-    vp_plan *p = NULL;
-    vp_error err;
-    const char *plan = t_plan1("{\"mode\":\"infer\",\"batch\":1}",
-                               t_fmt("{\"name\":\"c\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"activations\":\"no_grad\"}", preset));
-    p = vp_plan_from_json(plan, t_registry(), &err);
-    assert_non_null(p);
-    vp_arch a = p->inst[0].arch;
-    vp_plan_free(p);
-    return a;
-}
-
 /* Tokens through the transformer, from the pixels:
  *  CogVideoX 49×480×720: latent frames (49-1)/4+1 = 13, 480/8/2 = 30, 720/8/2 = 45 -> 17,550 video + 226 text = 17,776
  *  (memory-facts §10); the notes' 17×256×256: 5 × 16 × 16 = 1,280 + 226 = 1,506 (the notes' "24 × 32×32" forgets the
@@ -282,19 +271,19 @@ static vp_arch arch_of(const char *preset) {
  *  FLUX 1024²: (1024/16)² = 4,096 + 512 T5 tokens; SD3.5 1024²: 64² = 4,096 + 77 + 256. */
 static void tokens(void **s) {
     (void)s;
-    vp_arch cog = arch_of("cogvideox-5b");
+    vp_arch cog = t_arch_of("cogvideox-5b");
     assert_int_equal(vp_dit_latent_frames(&cog, 49), 13);
     assert_int_equal(vp_dit_seq_tokens(&cog, 49, 480, 720), 17776);
     assert_int_equal(vp_dit_seq_tokens(&cog, 17, 256, 256), 1506);
-    vp_arch wan = arch_of("wan2.1-t2v-14b");
+    vp_arch wan = t_arch_of("wan2.1-t2v-14b");
     assert_int_equal(vp_dit_seq_tokens(&wan, 81, 480, 832), 32760);
-    vp_arch hy = arch_of("hunyuanvideo");
+    vp_arch hy = t_arch_of("hunyuanvideo");
     assert_int_equal(vp_dit_seq_tokens(&hy, 129, 720, 1280), 118800 + 256);
-    vp_arch ltx = arch_of("ltx-video");
+    vp_arch ltx = t_arch_of("ltx-video");
     assert_int_equal(vp_dit_seq_tokens(&ltx, 161, 512, 704), 7392);
-    vp_arch flux = arch_of("flux.1-dev");
+    vp_arch flux = t_arch_of("flux.1-dev");
     assert_int_equal(vp_dit_seq_tokens(&flux, 1, 1024, 1024), 4096 + 512);
-    vp_arch sd3 = arch_of("sd3.5-large");
+    vp_arch sd3 = t_arch_of("sd3.5-large");
     assert_int_equal(vp_dit_seq_tokens(&sd3, 1, 1024, 1024), 4096 + 333);
     /* the estimate uses them: the unlearning example at the notes' settings saves activations for
      * batch 4 × 1,506 = 6,024 tokens */
@@ -326,7 +315,7 @@ static void tokens(void **s) {
  *   (sample size / 2), a quarter of the pixels for every term: 3,674,073,600 B. */
 static void vae_decode_peak(void **s) {
     (void)s;
-    vp_arch v = arch_of("cogvideox-5b/vae");
+    vp_arch v = t_arch_of("cogvideox-5b/vae");
     vp_vae_peak pk;
     vp_vae_decode_peak(&v, 1, 49, 480, 720, 2.0, 0, 0, 0, &pk);
     assert_int_equal(pk.chunk_frames, 9);
@@ -358,7 +347,7 @@ static void vae_decode_peak(void **s) {
     assert_true(one.bytes == two.bytes);
     /* HunyuanVideo's mid-block attention builds a causal mask of (N, N) for N = 5 latent frames × 90 × 160 latent
      * pixels at 720×1280 without tiling: 72,000² × 2 B = 10,368,000,000 B, larger than its conv activations */
-    vp_arch hv = arch_of("hunyuanvideo/vae");
+    vp_arch hv = t_arch_of("hunyuanvideo/vae");
     vp_vae_decode_peak(&hv, 1, 129, 720, 1280, 2.0, 0, 0, 0, &pk);
     assert_true(pk.bytes >= 10368000000.0);
     vp_vae_decode_peak(&hv, 1, 129, 720, 1280, 2.0, 1, 0, 0, &pk);

@@ -8,17 +8,7 @@
 #include "diffusers.h"
 #include "plan.h"
 #include "vp_test.h"
-
-static vp_arch arch_of(const char *preset) {
-    vp_error err;
-    const char *plan = t_plan1("{\"mode\":\"infer\",\"batch\":1}",
-                               t_fmt("{\"name\":\"c\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"activations\":\"no_grad\"}", preset));
-    vp_plan *p = vp_plan_from_json(plan, t_registry(), &err);
-    assert_non_null(p);
-    vp_arch a = p->inst[0].arch;
-    vp_plan_free(p);
-    return a;
-}
+#include "t_arch.h"
 
 /* LTX-Video 0.9.0 vae/config.json (block_out_channels 128, 256, 512, 512; layers_per_block 4, 3, 3, 3, 4; scaling
  * T, T, T, F; patch 4; latent 128; the decoder lists default to the same). conv(i, o, k) = i·o·k + o; a resnet c -> c is
@@ -48,7 +38,7 @@ static void ltx_params(void **s) {
                                              "\"precision\":\"bf16\",\"activations\":\"no_grad\"}"));
     assert_u64_equal(t_json_params_total(e, 0), 419193649ULL);
     assert_u64_equal((1676798532ULL - 8 - 22904) / 4 - 256, 419193649ULL);
-    vp_arch a = arch_of("ltx-video/vae");
+    vp_arch a = t_arch_of("ltx-video/vae");
     assert_u64_equal((uint64_t)a.d.embed, 180404353ULL);
     assert_u64_equal((uint64_t)a.d.blocks_total, 238789296ULL);
     assert_int_equal(a.d.spatial, 32); /* patch 4 × 2³ */
@@ -77,7 +67,7 @@ static void ltx_params(void **s) {
  *    3 × 9 × 64 × 96 × 2 = 331,776. Slicing: batch 2 sliced = batch 1. */
 static void ltx_peaks(void **s) {
     (void)s;
-    vp_arch a = arch_of("ltx-video/vae");
+    vp_arch a = t_arch_of("ltx-video/vae");
     vp_vae_peak pk;
     vp_vae_decode_peak(&a, 1, 9, 64, 96, 2.0, 0, 0, 0, &pk);
     assert_int_equal(pk.chunk_frames, 9);

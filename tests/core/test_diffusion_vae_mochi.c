@@ -8,17 +8,7 @@
 #include "diffusers.h"
 #include "plan.h"
 #include "vp_test.h"
-
-static vp_arch arch_of(const char *preset) {
-    vp_error err;
-    const char *plan = t_plan1("{\"mode\":\"infer\",\"batch\":1}",
-                               t_fmt("{\"name\":\"c\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"activations\":\"no_grad\"}", preset));
-    vp_plan *p = vp_plan_from_json(plan, t_registry(), &err);
-    assert_non_null(p);
-    vp_arch a = p->inst[0].arch;
-    vp_plan_free(p);
-    return a;
-}
+#include "t_arch.h"
 
 /* genmo/mochi-1-preview vae/config.json: encoder widths 64, 128, 256, 384, decoder 128, 256, 512, 768, layers 3, 3, 4,
  * 6, 3, temporal expansions 1, 2, 3, spatial 2, 2, 2, attention in every encoder block but block_in, 15 Fourier input
@@ -46,7 +36,7 @@ static void mochi_params(void **s) {
                                              "\"precision\":\"bf16\",\"activations\":\"no_grad\"}"));
     assert_u64_equal(t_json_params_total(e, 0), 459748611ULL);
     assert_u64_equal((919549966ULL - 8 - 52736) / 2, 459748611ULL);
-    vp_arch a = arch_of("mochi-1/vae");
+    vp_arch a = t_arch_of("mochi-1/vae");
     assert_u64_equal((uint64_t)a.d.embed, 97222016ULL);
     assert_u64_equal((uint64_t)a.d.blocks_total, 362526595ULL);
     assert_int_equal(a.d.spatial, 8);
@@ -77,7 +67,7 @@ static void mochi_params(void **s) {
  *    3 × 5,111,808 + 6,209,280 = 21,544,704 > norm 20,447,232 -> 43,089,408 B; the video 3 × 13 × 64 × 96 × 2 = 479,232. */
 static void mochi_peaks(void **s) {
     (void)s;
-    vp_arch a = arch_of("mochi-1/vae");
+    vp_arch a = t_arch_of("mochi-1/vae");
     vp_vae_peak pk;
     vp_vae_decode_peak(&a, 1, 13, 64, 96, 2.0, 0, 0, 0, &pk);
     assert_int_equal(pk.chunk_frames, 18);
