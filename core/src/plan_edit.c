@@ -49,6 +49,15 @@ static vp_status applies(const vp_plan *plan, vp_field f, vp_error *err) {
         return vp_fail(err, VP_ERR_FIELD, "workload.new_tokens",
                        "workload.new_tokens is the number of generated tokens of an inference plan (workload.mode "
                        "\"infer\"); this plan trains: search batch or seq");
+    if (f == VP_FIELD_NEW_TOKENS) {
+        for (int i = 0; i < plan->n_instances; i++) {
+            vp_kind k = plan->inst[i].arch.kind;
+            if (k != VP_KIND_VIT && k != VP_KIND_DIT) return VP_OK;
+        }
+        return vp_fail(err, VP_ERR_FIELD, "workload.new_tokens",
+                       "no model of this plan generates tokens (image or video models, diffusion pipelines), so "
+                       "workload.new_tokens does not change its memory: search batch");
+    }
     if (f == VP_FIELD_SEQ) {
         for (int i = 0; i < plan->n_instances; i++) {
             vp_kind k = plan->inst[i].arch.kind;

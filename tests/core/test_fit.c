@@ -239,6 +239,16 @@ static void fit_errors(void **s) {
     assert_int_equal(vp_fit_plan(p, VP_FIELD_SEQ, fit, &err), VP_ERR_FIELD);
     assert_string_equal(err.path, "workload.seq");
     vp_plan_free(p);
+    /* a diffusion pipeline in inference generates no tokens: new_tokens changes nothing, the search says so */
+    p = vp_plan_from_json(t_plan1("{\"mode\":\"infer\",\"batch\":1}",
+                                  "{\"model\":{\"preset\":\"wan2.1-t2v-1.3b\"},\"precision\":\"bf16\",\"role\":\"reference\","
+                                  "\"activations\":\"no_grad\"}"),
+                          t_registry(), &err);
+    if (!p) fail_msg("%s (%s)", err.message, err.path);
+    assert_int_equal(vp_fit_plan(p, VP_FIELD_NEW_TOKENS, fit, &err), VP_ERR_FIELD);
+    assert_string_equal(err.path, "workload.new_tokens");
+    assert_int_equal(vp_fit_plan(p, VP_FIELD_SEQ, fit, &err), VP_ERR_FIELD);
+    vp_plan_free(p);
     free(fit);
     assert_null(vp_fit_json(L1B_TRAIN(1), t_registry(), "microbatch", 0, &err));
     assert_int_equal(err.code, VP_ERR_FIELD);
