@@ -960,8 +960,9 @@ static void published_misses(void **s) {
          * and the VAE on the GPU, encoding every step; the training steps' max_memory_reserved is the "before validation
          * start" 56.266 GiB (39.747 allocated; the peaks are reset after validation, so "after epoch 1" reads 40.910).
          * Predicted 50.10 GiB reserved (-11.0%). The two runs differ by 13.9 GiB, about the resident encoders and VAE
-         * (14.67 GiB), so the gap is the step's own tensors (~16-18 GiB beyond the weights in both runs, ~10 modelled), the
-         * same HunyuanVideo per-token under-count as the 720p inference row (docs/diffusion.md) */
+         * (14.67 GiB), so the gap is the step's own tensors (~16-18 GiB beyond the weights in both runs, ~10 modelled).
+         * The 720p inference row's gap was the allocator's with the official blocks (hunyuan_official); this run trains
+         * diffusers' blocks, and whether accelerate's autocast makes their LayerNorm outputs fp32 is not checked */
         {"HunyuanVideo LoRA r128 GC AdamW 49x512x768 no precompute (finetrainers: 56.266 GiB reserved)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"vae_tiling\":true,\"vae_slicing\":true}}",
          HY_LORA, "reserved", 56.266, 0, 1},
