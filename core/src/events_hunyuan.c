@@ -36,12 +36,16 @@ typedef struct {
 static int32_t al(vp_events *e, double bytes) { return vp_ev_alloc(e, (int64_t)bytes); }
 
 /* nn.LayerNorm under autocast on a bf16 (T, h) input: the fp32 cast of the input, the fp32 output and the
- * (T) fp32 mean / rstd native_layer_norm returns; the cast and the statistics go when it returns */
-static int32_t layer_norm(vp_events *e, const hy_dims *d, double T) {
-    int32_t c = al(e, T * d->h * 4), o = al(e, T * d->h * 4), m = al(e, T * 4), r = al(e, T * 4);
-    vp_ev_free(e, c), vp_ev_free(e, m), vp_ev_free(e, r);
+ * (T) fp32 mean / rstd native_layer_norm returns; the cast and the statistics go when it returns. `strided`: the
+ * double-stream blocks' image stream is not contiguous (below), autocast's cast keeps its strides (`to` preserves
+ * the layout) and the CUDA layer_norm makes a contiguous copy of it first (input.expect_contiguous()) */
+static int32_t layer_norm_s(vp_events *e, const hy_dims *d, double T, int strided) {
+    int32_t c = al(e, T * d->h * 4), cc = strided ? al(e, T * d->h * 4) : -1;
+    int32_t o = al(e, T * d->h * 4), m = al(e, T * 4), r = al(e, T * 4);
+    vp_ev_free(e, cc), vp_ev_free(e, c), vp_ev_free(e, m), vp_ev_free(e, r);
     return o;
 }
+static int32_t layer_norm(vp_events *e, const hy_dims *d, double T) { return layer_norm_s(e, d, T, 0); }
 
 /* modulate(x, shift, scale) = x * (1 + scale) + shift (modulate_layers.py) on the fp32 norm output: the
  * product, then the sum; the product goes, and the caller's norm output once modulate returns */
@@ -102,9 +106,11 @@ static void rope(vp_events *e, const hy_dims *d, double N, int32_t *q, int32_t *
     vp_ev_free(e, cs), vp_ev_free(e, sn);
 }
 
-/* flash_attn_varlen_func: the (T, heads, head_dim) bf16 output and the fp32 softmax_lse, dropped on return */
+/* flash_attn_varlen_func (flash-attn v2.5.9, the README's pin): the (T, heads, head_dim) bf16 output and the fp32
+ * softmax_lse of (sequences, heads, max_seqlen), dropped on return; get_cu_seqlens (attenion.py) cuts each sample
+ * into two sequences (valid tokens, text padding), so 2 per sample of T tokens: 2 × heads × T × 4 B */
 static int32_t flash(vp_events *e, const hy_dims *d, double T) {
-    int32_t o = al(e, T * d->h * 2), lse = al(e, T * d->heads * 4);
+    int32_t o = al(e, T * d->h * 2), lse = al(e, 2.0 * T * d->heads * 4);
     vp_ev_free(e, lse);
     return o;
 }
@@ -120,8 +126,8 @@ static int32_t gated_add(vp_events *e, const hy_dims *d, double T, int32_t y) {
 
 /* a stream's MLP branch of MMDoubleStreamBlock (models.py lines 215-222): norm2, modulate, MLP (fc1, GELU-tanh,
  * fc2; mlp_layers.py) on the fp32 modulated input (alive until the MLP returns), gate, residual */
-static int32_t mlp_branch(vp_events *e, const hy_dims *d, double T) {
-    int32_t m = modulate(e, d, T, layer_norm(e, d, T));
+static int32_t mlp_branch(vp_events *e, const hy_dims *d, double T, int strided) {
+    int32_t m = modulate(e, d, T, layer_norm_s(e, d, T, strided));
     int32_t f1 = linear_cast(e, T, d->h, d->f), g = al(e, T * d->f * 2);
     vp_ev_free(e, f1);
     int32_t f2 = al(e, T * d->h * 2);
@@ -132,27 +138,32 @@ static int32_t mlp_branch(vp_events *e, const hy_dims *d, double T) {
 
 /* a stream's attention input in MMDoubleStreamBlock (lines 160-191): norm1, modulate (kept: img_modulated),
  * the qkv Linear (kept through the v view), the q and k RMSNorms */
-static void stream_qkv(vp_events *e, const hy_dims *d, double T, int32_t *mod, int32_t *qkv, int32_t *qn, int32_t *kn) {
-    *mod = modulate(e, d, T, layer_norm(e, d, T));
+static void stream_qkv(vp_events *e, const hy_dims *d, double T, int strided, int32_t *mod, int32_t *qkv, int32_t *qn,
+                       int32_t *kn) {
+    *mod = modulate(e, d, T, layer_norm_s(e, d, T, strided));
     *qkv = linear_cast(e, T, d->h, 3 * d->h);
     *qn = rms_norm(e, d, T);
     *kn = rms_norm(e, d, T);
 }
 
-/* MMDoubleStreamBlock.forward (models.py lines 131-235): N image, S text tokens; returns img and txt */
+/* MMDoubleStreamBlock.forward (models.py lines 131-235): N image, S text tokens; returns img and txt.
+ * The image stream is never contiguous here: PatchEmbed returns x.flatten(2).transpose(1, 2) of the Conv3d output
+ * (embed_layers.py line 57), and `img + apply_gate(...)` keeps the layout of its first operand (TensorIterator's
+ * reorder_dimensions lets the first input with unequal strides decide), block after block; torch.cat((img, txt), 1)
+ * before the single-stream blocks is contiguous. */
 static void double_block(vp_events *e, const hy_dims *d, double N, double S, int32_t *img, int32_t *txt) {
     int32_t imod, iqkv, iqn, ikn, iq, ik, tmod, tqkv, tqn, tkn;
-    stream_qkv(e, d, N, &imod, &iqkv, &iqn, &ikn);
+    stream_qkv(e, d, N, 1, &imod, &iqkv, &iqn, &ikn);
     rope(e, d, N, &iq, &ik);
     vp_ev_free(e, iqn), vp_ev_free(e, ikn); /* img_q, img_k = img_qq, img_kk */
-    stream_qkv(e, d, S, &tmod, &tqkv, &tqn, &tkn);
+    stream_qkv(e, d, S, 0, &tmod, &tqkv, &tqn, &tkn);
     int32_t q = al(e, (N + S) * d->h * 2), k = al(e, (N + S) * d->h * 2), v = al(e, (N + S) * d->h * 2);
     int32_t at = flash(e, d, N + S);
     int32_t r1 = gated_add(e, d, N, al(e, N * d->h * 2)); /* img_attn_proj */
-    int32_t r2 = mlp_branch(e, d, N);
+    int32_t r2 = mlp_branch(e, d, N, 1);
     vp_ev_free(e, r1);
     int32_t t1 = gated_add(e, d, S, al(e, S * d->h * 2));
-    int32_t t2 = mlp_branch(e, d, S);
+    int32_t t2 = mlp_branch(e, d, S, 0);
     vp_ev_free(e, t1);
     /* the frame's locals at return */
     vp_ev_free(e, imod), vp_ev_free(e, iqkv), vp_ev_free(e, iq), vp_ev_free(e, ik);

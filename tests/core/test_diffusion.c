@@ -747,8 +747,8 @@ static void published_within_10(void **s) {
          * nvidia-smi GiB); fits 80 GB, not 24 GB. The README's own code (HY_OFFICIAL): sample_video.py --use-cpu-offload,
          * i.e. enable_sequential_cpu_offload with the transformer kept on the GPU (_exclude_from_cpu_offload), the official
          * blocks under autocast replayed tensor by tensor (events_hunyuan.c, hunyuan_official): 23.88 GiB of weights +
-         * 10.82 GiB of step (34.76 GiB allocated), 43.98 GiB reserved (the step's 0.4-2.9 GB tensors of ~20 distinct
-         * sizes strand cached blocks), 44.72 GiB smi (-0.6%). Before (diffusers' pipeline, every component resident, the
+         * 10.82 GiB of step (34.76 GiB allocated), 42.43 GiB reserved (the step's 0.4-2.9 GB tensors of ~20 distinct
+         * sizes strand cached blocks), 43.18 GiB smi (-4.0%). Before (diffusers' pipeline, every component resident, the
          * LLaVA-Llama encoder's 14 GiB standing in for the step): 46.91 GiB (+4.2%). The official VAE decode (tiles of
          * 65 x 256 x 256 px, fp32 GroupNorm under autocast(fp16)) is not modelled: read by hand it would hold ~13.5 GiB
          * beside the resident transformer (docs/diffusion.md) */
