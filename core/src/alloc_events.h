@@ -168,6 +168,11 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
 void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
 /* A diffusers pipeline call (events_diffusion.c; i12). */
 void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
+/* One denoising step of HunyuanVideo's official HYVideoDiffusionTransformer under autocast (events_hunyuan.c):
+ * img_tokens and text_tokens over the batch; every tensor it allocates is freed by its end. */
+void vp_ev_hunyuan_official_step(vp_events *e, const vp_arch *a, double img_tokens, double text_tokens);
+/* The most bytes that step holds at once above its input (the same tensors, summed as they live). */
+double vp_hunyuan_official_step_peak(const vp_arch *a, double img_tokens, double text_tokens);
 /* A diffusers component's weight tensors, allocated into *t (events_diffusion.c). */
 void vp_ev_component_weights(const vp_inst_calc *c, vp_events *e, vp_tensors *t);
 /* Diffusion training with workload.diffusion.precompute (precompute.c): whether it applies; the precompute

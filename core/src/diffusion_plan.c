@@ -9,16 +9,21 @@
  *   false for accelerate <= 0.33), "diffusers": "current" (default) | "0.30", the release whose VAE decode code ran
  *   (vae.c: v0.30.1-v0.30.3 kept the causal conv caches as module attributes), "precompute": training only,
  *   the text encoders and VAEs run once before training and are freed into the allocator's cache, as
- *   finetrainers' prepare_precomputations does (precompute.c)}. */
+ *   finetrainers' prepare_precomputations does (precompute.c), "code": "diffusers" (default) | "official", the
+ *   model's own repository code instead of diffusers' pipeline: HunyuanVideo's sample_video.py (Tencent/HunyuanVideo
+ *   at e965abb), whose transformer step is events_hunyuan.c and whose transformer stays on the GPU under
+ *   sequential offload}. */
 #include "diffusers.h"
 #include "plan.h"
+#include "terms.h"
 #include "util.h"
 
 static const char *const k_offload[] = {"none", "model", "sequential", NULL};
 static const char *const k_diffusers[] = {"current", "0.30", NULL}; /* order of VP_DIFFUSERS_* */
+static const char *const k_code[] = {"diffusers", "official", NULL}; /* order of VP_DIFF_CODE_* */
 
 vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
-    static const char *const dkeys[] = {"cfg", "offload", "vae_tiling", "vae_slicing", "offload_empty_cache", "diffusers", "precompute", NULL};
+    static const char *const dkeys[] = {"cfg", "offload", "vae_tiling", "vae_slicing", "offload_empty_cache", "diffusers", "precompute", "code", NULL};
     vp_status st;
     const char *p = "workload";
     plan->frames = plan->height = plan->width = 0;
@@ -28,6 +33,7 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     plan->diff.offload_empty_cache = 1;
     plan->diff.diffusers = VP_DIFFUSERS_CURRENT;
     plan->diff.precompute = 0;
+    plan->diff.code = VP_DIFF_CODE_DIFFUSERS;
     if ((st = vp_json_opt_int(w, p, "frames", 1, 10000, &plan->frames, err))) return st;
     if ((st = vp_json_opt_int(w, p, "height", 8, 16384, &plan->height, err))) return st;
     if ((st = vp_json_opt_int(w, p, "width", 8, 16384, &plan->width, err))) return st;
@@ -53,6 +59,11 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     if ((st = vp_json_opt_bool(d, dp, "offload_empty_cache", &plan->diff.offload_empty_cache, err))) return st;
     if ((st = vp_json_opt_enum(d, dp, "diffusers", k_diffusers, &plan->diff.diffusers, err))) return st;
     if ((st = vp_json_opt_bool(d, dp, "precompute", &plan->diff.precompute, err))) return st;
+    if ((st = vp_json_opt_enum(d, dp, "code", k_code, &plan->diff.code, err))) return st;
+    if (plan->diff.code == VP_DIFF_CODE_OFFICIAL && plan->mode != VP_MODE_INFER)
+        return vp_fail(err, VP_ERR_FIELD, "workload.diffusion.code",
+                       "workload.diffusion.code \"official\" is HunyuanVideo's own inference script (sample_video.py); "
+                       "training with it is not modelled");
     if (plan->diff.precompute && plan->mode != VP_MODE_TRAIN)
         return vp_fail(err, VP_ERR_FIELD, "workload.diffusion.precompute",
                        "workload.diffusion.precompute is a training setup (conditions and latents computed before training)");
@@ -66,6 +77,12 @@ vp_status vp_diffusion_check_magnitudes(const vp_plan *plan, vp_error *err) {
     for (int i = 0; i < plan->n_instances; i++) {
         const vp_arch *a = &plan->inst[i].arch;
         if (!VP_DC_IS_DIT(a->dclass)) continue;
+        /* the official code modelled is HunyuanVideo's, with its bf16 transformer under autocast */
+        if (plan->diff.code == VP_DIFF_CODE_OFFICIAL &&
+            (a->dclass != VP_DC_HUNYUAN || vp_dtype_bytes(vp_act_dtype(&plan->inst[i])) != 2))
+            return vp_fail(err, VP_ERR_FIELD, "workload.diffusion.code",
+                           "workload.diffusion.code \"official\" models HunyuanVideo's own code (bf16 transformer under "
+                           "autocast); instance \"%s\" is not that", plan->inst[i].name);
         double T = (double)vp_dit_plan_tokens(plan, a) * (double)plan->batch * 2.0;
         double L = (double)(a->layers + a->d.blocks2) * 4.0; /* passes */
         double per = 64.0 * (double)a->hidden + 16.0 * (double)a->inter + 16.0 * (double)a->heads * T;
@@ -75,4 +92,10 @@ vp_status vp_diffusion_check_magnitudes(const vp_plan *plan, vp_error *err) {
                            plan->inst[i].name, T * per * L);
     }
     return VP_OK;
+}
+
+int vp_diff_resident(const vp_plan *plan, const vp_instance *in) {
+    if (plan->diff.offload == VP_DIFF_OFFLOAD_NONE || !in->arch.dclass) return 1;
+    return plan->diff.code == VP_DIFF_CODE_OFFICIAL && plan->diff.offload == VP_DIFF_OFFLOAD_SEQUENTIAL &&
+           VP_DC_IS_DIT(in->arch.dclass);
 }

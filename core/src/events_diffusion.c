@@ -77,6 +77,11 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
     } else if (VP_DC_IS_DIT(a->dclass) || !a->dclass) {
         double T = c->a.tokens > 0 ? (double)c->a.tokens / (double)plan->batch : 0;
         double BT = (double)vp_dit_cfg_batch(a, plan->batch, plan->diff.cfg) * T, h = (double)a->hidden, f = (double)a->inter;
+        if (plan->diff.code == VP_DIFF_CODE_OFFICIAL) { /* HunyuanVideo's own blocks, op by op (events_hunyuan.c) */
+            double S = (double)vp_dit_cfg_batch(a, plan->batch, plan->diff.cfg) * (double)a->d.text_len;
+            for (int k = 0; k < 2; k++) vp_ev_hunyuan_official_step(e, a, BT - S, S);
+            return;
+        }
         double sz[] = {BT * h * adt, BT * h * adt, BT * h * adt, BT * h * adt, BT * h * adt, BT * h * adt, BT * f * adt,
                        BT * f * adt, a->d.blocks2 > 0 ? BT * (h + f) * adt : 0};
         for (int k = 0; k < 2; k++) burst(e, sz, a->d.blocks2 > 0 ? 9 : 8);
@@ -124,7 +129,7 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
     vp_ev_alloc(e, vp_cublas_workspace_bytes());
     int mode = plan->diff.offload;
     for (int i = 0; i < n && i < VP_MAX_INSTANCES; i++)
-        if (mode == VP_DIFF_OFFLOAD_NONE || !cs[i].in->arch.dclass) vp_ev_component_weights(&cs[i], e, &held[i]);
+        if (vp_diff_resident(plan, cs[i].in)) vp_ev_component_weights(&cs[i], e, &held[i]);
     e->phase = VP_PH_PREFILL;
     int prev = -1;
     vp_tensors casts = {0}; /* the transformer's autocast cache (timeline_diffusion.c): one copy per block, then the rest */
@@ -144,7 +149,7 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
                 }
                 vp_ev_component_weights(&cs[i], e, &held[i]);
                 prev = i;
-            } else if (mode == VP_DIFF_OFFLOAD_SEQUENTIAL && a->dclass) {
+            } else if (mode == VP_DIFF_OFFLOAD_SEQUENTIAL && !vp_diff_resident(plan, cs[i].in)) {
                 double b = (double)vp_dtype_bytes(vp_param_dtype(cs[i].in));
                 int32_t w = vp_ev_alloc(e, (int64_t)((double)a->d.largest_tensor * b));
                 alloc_casts(&cs[i], e, &casts);

@@ -148,10 +148,18 @@ typedef struct vp_plan {
         int offload_empty_cache; /* accelerate >= 0.34 empties the cache when a hook offloads a component (default) */
         int precompute;   /* training: conditions and latents precomputed first, encoders freed into the cache (precompute.c) */
         int diffusers;    /* VP_DIFFUSERS_* (diffusers.h): the diffusers release whose VAE decode code ran (default: current) */
+        int code;         /* VP_DIFF_CODE_*: diffusers' pipeline (default) or the model's own repository code ("official") */
     } diff;
     vp_plan_serve serve;       /* workload.mode "serve": the engine, its settings and the model (plan_serve_parse.c) */
 } vp_plan;
 enum { VP_DIFF_OFFLOAD_NONE = 0, VP_DIFF_OFFLOAD_MODEL, VP_DIFF_OFFLOAD_SEQUENTIAL };
+/* workload.diffusion.code: "diffusers" or "official" (HunyuanVideo only: Tencent/HunyuanVideo's sample_video.py at
+ * e965abb, events_hunyuan.c) */
+enum { VP_DIFF_CODE_DIFFUSERS = 0, VP_DIFF_CODE_OFFICIAL };
+/* The official HunyuanVideo pipeline declares _exclude_from_cpu_offload = ["transformer"]
+ * (hyvideo/diffusion/pipelines/pipeline_hunyuan_video.py line 165): under enable_sequential_cpu_offload its
+ * transformer is moved to the GPU and stays there (diffusion_plan.c). */
+int vp_diff_resident(const vp_plan *plan, const vp_instance *in);
 /* workload.frames/height/width/diffusion (diffusion_plan.c; called by parse_workload). */
 struct cJSON;
 vp_status vp_parse_diffusion_workload(const struct cJSON *w, vp_plan *plan, vp_error *err);

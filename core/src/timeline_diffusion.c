@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "alloc_events.h"
 #include "diffusers.h"
 #include "timeline.h"
 #include "util.h"
@@ -57,7 +58,7 @@ static void weights_for(const vp_plan *plan, vp_moment *m, const vp_inst_calc *c
     int mode = plan->diff.offload;
     for (int i = 0; i < n; i++) {
         const vp_inst_calc *c = &cs[i];
-        if (mode == VP_DIFF_OFFLOAD_NONE || !c->in->arch.dclass) {
+        if (vp_diff_resident(plan, c->in)) {
             /* a component the script moved to the CPU once its own phase was over (instances[].after_use) */
             if (c->in->after_use != VP_AFTER_USE_STAY && c->in->arch.dclass && phase_order(c, i) < phase_order(&cs[run], run))
                 continue;
@@ -96,8 +97,9 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
     vp_moment *base = &out->work[0];
     vp_moment_init(base, "load");
     base->quiet = plan->quiet;
-    if (plan->diff.offload == VP_DIFF_OFFLOAD_NONE)
-        for (int i = 0; i < n; i++) vp_add_resident(base, &cs[i], 0);
+    for (int i = 0; i < n; i++)
+        if (plan->diff.offload == VP_DIFF_OFFLOAD_NONE || (cs[i].in->arch.dclass && vp_diff_resident(plan, cs[i].in)))
+            vp_add_resident(base, &cs[i], 0);
     vp_moment_add(base, &dev, "cublas_workspace", "cuBLAS workspace", vp_cublas_workspace_bytes(),
                   "32 MiB allocated by the first GEMM through PyTorch's allocator (measured, H100/PyTorch 2.11)");
     vp_sink_push(out, base);
@@ -151,9 +153,20 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
                 if (a->d.blocks2 > 0) per += adt * (h + ffn);
                 char tok[24];
                 vp_fmt_count(tok, sizeof tok, BT);
-                vp_moment_add(m, &c->owner, "inference_temp", "Transformer step temporaries", (int64_t)(BT * per),
-                              "one block at a time: %s tokens (%lld × %.0f%s) × %.0f B (hidden, norm, q, k, v, attention out, FF)",
-                              tok, (long long)cfgb, T, cfgb > b ? ", CFG doubles the batch" : "", per);
+                if (plan->diff.code == VP_DIFF_CODE_OFFICIAL) {
+                    /* HunyuanVideo's own blocks under autocast, tensor by tensor (events_hunyuan.c): the most they
+                     * hold at once, in the single-stream block's torch.cat */
+                    double S = (double)cfgb * (double)a->d.text_len;
+                    double pk = vp_hunyuan_official_step_peak(a, BT - S, S);
+                    vp_moment_add(m, &c->owner, "inference_temp", "Transformer step temporaries", (int64_t)pk,
+                                  "official HunyuanVideo code (hyvideo/modules/models.py, autocast bf16): %s tokens, at most "
+                                  "%.0f B per token (fp32 LayerNorm / modulate / RoPE temporaries, linear1's 7h output kept, "
+                                  "q/k/v concatenations, GELU and its concatenation; events_hunyuan.c)",
+                                  tok, BT > 0 ? pk / BT : 0);
+                } else
+                    vp_moment_add(m, &c->owner, "inference_temp", "Transformer step temporaries", (int64_t)(BT * per),
+                                  "one block at a time: %s tokens (%lld × %.0f%s) × %.0f B (hidden, norm, q, k, v, attention out, FF)",
+                                  tok, (long long)cfgb, T, cfgb > b ? ", CFG doubles the batch" : "", per);
                 vp_moment_add(m, &c->owner, "modulation", "Timestep / modulation embeddings",
                               (int64_t)((double)cfgb * 7.0 * h * adt),
                               "temb (b × h) and one block's adaptive-norm shift/scale/gate (b × 6h)");
