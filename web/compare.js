@@ -11,7 +11,7 @@ const DIFF_LABELS = {
   'workload.width': 'Width', 'workload.diffusion.cfg': 'Classifier-free guidance', 'workload.diffusion.offload': 'CPU offload',
   'workload.diffusion.vae_tiling': 'VAE tiling', 'workload.diffusion.vae_slicing': 'VAE slicing',
   'workload.diffusion.precompute': 'Precompute', 'workload.diffusion.diffusers': 'diffusers release',
-  'workload.diffusion.offload_empty_cache': 'Offload empties the cache', 'hardware.source': 'Hardware source', 'hardware.gpu': 'GPU',
+  'workload.diffusion.offload_empty_cache': 'Offload empties the cache', 'workload.diffusion.code': 'Inference code', 'hardware.source': 'Hardware source', 'hardware.gpu': 'GPU',
   'hardware.count': 'GPUs per node', 'hardware.nodes': 'Nodes', 'hardware.cpu_ram_gib': 'CPU RAM (GiB)',
   'hardware.probe': 'Probe file', 'hardware.device': 'Probe device',
   'parallel.framework': 'Framework', 'parallel.dp': 'Data parallel', 'parallel.tp': 'Tensor parallel',

@@ -368,7 +368,7 @@ export const DEFAULT_STATE = deepFreeze({
     height: '',
     width: '',
     diffusion: { cfg: true, offload: 'none', vae_tiling: false, vae_slicing: false, precompute: false,
-      diffusers: 'current', offload_empty_cache: true },
+      diffusers: 'current', offload_empty_cache: true, code: 'diffusers' },
   },
   instances: [DEFAULT_INSTANCE],
   hardware: {
@@ -418,6 +418,7 @@ export const CHOICES = {
   'workload.kv_dtype': KV_DTYPES.map((o) => o.value),
   'workload.diffusion.offload': DIFFUSION_OFFLOAD.map((o) => o.value),
   'workload.diffusion.diffusers': ['current', '0.30'],
+  'workload.diffusion.code': ['diffusers', 'official'],
   'hardware.source': ['preset', 'probe'],
   'parallel.framework': FRAMEWORKS.map((o) => o.value),
   'parallel.fsdp': FSDP_STRATEGIES.map((o) => o.value),

@@ -221,7 +221,7 @@ function diffusionOf(d, train) {
   const def = DEFAULT_STATE.workload.diffusion;
   const out = {};
   // the pipeline's own options are inference settings; precompute is a training setup
-  const keys = train ? ['precompute'] : ['cfg', 'offload', 'vae_tiling', 'vae_slicing', 'offload_empty_cache'];
+  const keys = train ? ['precompute'] : ['cfg', 'offload', 'vae_tiling', 'vae_slicing', 'offload_empty_cache', 'code'];
   for (const k of [...keys, 'diffusers']) if (d[k] !== undefined && d[k] !== def[k]) out[k] = d[k];
   return Object.keys(out).length ? out : null;
 }

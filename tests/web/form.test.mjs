@@ -64,6 +64,9 @@ test('diffusion pipelines: the core adds the components the page shows, and ever
     { ...r.plan, workload: { mode: 'infer', batch: 1, frames: 33, height: 480, width: 832 },
       instances: r.plan.instances.map((x, i) => (i === 0 ? { ...x, precision: 'amp_bf16', autocast_cache: false }
         : i === 1 ? { ...x, after_use: 'cpu_empty_cache' } : x)) },
+    // HunyuanVideo's own inference code (workload.diffusion.code), as the README's figures ran it
+    { ...base, workload: { mode: 'infer', batch: 1, frames: 129, height: 544, width: 960, diffusion: { code: 'official', offload: 'sequential' } },
+      instances: JSON.parse(core.expandPipeline(JSON.stringify({ ...base, instances: [{ model: { preset: 'hunyuanvideo' } }] }), 0)).plan.instances },
     { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 512, width: 768 },
       instances: [{ model: { preset: 'ltx-video' }, precision: 'bf16', quant: 'fp8', finetune: { method: 'lora', lora: { r: 64, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } } }] },
     { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 480, width: 720, diffusion: { precompute: true } },
