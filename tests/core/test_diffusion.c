@@ -547,6 +547,28 @@ static void fp8_layerwise(void **s) {
     const vp_estimate *cb = t_estimate(t_plan(wl, t_fmt(c5, ""), NULL));
     const vp_estimate *c8 = t_estimate(t_plan(wl, t_fmt(c5, ",\"quant\":\"fp8\""), NULL));
     assert_u64_equal(t_component(cb, 0, "weights", "transformer") - t_component(c8, 0, "weights", "transformer"), 4757501952ULL);
+
+    /* Training. module.to() in the hooks swaps each Parameter's storage (param.data = ...), but the matmul of
+     * F.linear saved weight.t(), a view holding the bf16 storage, so the upcast copy of every float8 Linear whose input
+     * requires grad lives until that Linear's backward (timeline_train.c). With checkpointing the forward saves
+     * nothing; the recompute before a block's backward runs the hooks again and keeps them: at the first block's
+     * backward the last block's float8 Linears are there in bf16 beside their float8 storage. LTX-Video: 67,135,488
+     * × 2 B = 134,270,976 (before: the largest Linear, 2048 × 8192 × 2 B = 33,554,432, "Dequantized weight"). */
+    const char *tr = "{\"name\":\"transformer\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\",\"quant\":\"fp8\","
+                     "\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":128,\"alpha\":128,\"dropout\":0,\"dtype\":\"bf16\","
+                     "\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}},\"grad_ckpt\":%s,\"optimizer\":{\"name\":\"adamw\"}}";
+    const char *twl = "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}";
+    const vp_estimate *lg = t_estimate(t_plan(twl, t_fmt(tr, "ltx-video", "true"), NULL));
+    assert_u64_equal(t_component(lg, 0, "layerwise_copy", "transformer"), 67135488ULL * 2);
+    assert_false(t_has_component(lg, 0, "inference_temp"));
+    /* HunyuanVideo: the last block is a single-stream block: q/k/v 3 × (3072² + 3072), proj_mlp 3072 × 12288 + 12288,
+     * proj_out 15360 × 3072 + 3072 = 113,270,784 (its norm.linear, Linear(3072, 9216), stays bf16) × 2 B */
+    const vp_estimate *hg = t_estimate(t_plan(twl, t_fmt(tr, "hunyuanvideo", "true"), NULL));
+    assert_u64_equal(t_component(hg, 0, "layerwise_copy", "transformer"), 113270784ULL * 2);
+    /* without checkpointing every block's copies stay from forward to backward: all 1,879,793,664 float8 params × 2 B,
+     * more than the 1 B per param the float8 storage saved */
+    const vp_estimate *ln = t_estimate(t_plan(twl, t_fmt(tr, "ltx-video", "false"), NULL));
+    assert_u64_equal(t_component(ln, 0, "layerwise_copy", "transformer"), 1879793664ULL * 2);
 }
 
 /* Precomputed conditions (precompute.c, finetrainers prepare_precomputations): LTX-Video LoRA r128 with T5-XXL.
