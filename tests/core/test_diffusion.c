@@ -716,6 +716,10 @@ static void check_published(const published *ps, size_t n) {
     "\"lora\":{\"r\":4,\"alpha\":4,\"dropout\":0,\"dtype\":\"fp32\",\"targets\":[\"to_k\",\"to_q\",\"to_v\",\"to_out.0\"]}}," \
     "\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw_8bit\"}}"
 
+/* the trainer of d220aac (finetrainers README support matrix): LoRA parameters cast to fp32 (trainer.py lines 452-454) */
+#define LORA128_FP32 ",\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":128,\"alpha\":128,\"dropout\":0,\"dtype\":\"fp32\"," \
+                     "\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}},\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"}"
+
 static void published_within_10(void **s) {
     (void)s;
     const published ps[] = {
@@ -821,6 +825,16 @@ static void published_within_10(void **s) {
         {"HunyuanVideo LoRA r128 GC AdamW 49x512x768 precomputed (finetrainers: 42.387 GiB reserved)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"precompute\":true,\"vae_tiling\":true,\"vae_slicing\":true}}",
          HY_LORA, "reserved", 42.387, 0, 1},
+        /* finetrainers README support matrix (d220aac), "Min. LoRA VRAM", FP8 layerwise casting (reserved GiB, rounded up;
+         * the HunyuanVideo row and the reading are in published_misses): fp32 adapters (trainer.py lines 452-454) and the
+         * recomputed block's bf16 weight copies (fp8_layerwise). 4.90 GiB (-1.9%) and 16.65 GiB (-7.5%); before 3.66
+         * (-26.8%) and 15.68 (-12.9%) */
+        {"LTX-Video LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 5 GB)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
+         one("ltx-video", ",\"quant\":\"fp8\"" LORA128_FP32), "reserved", 5.0, 1, 1},
+        {"CogVideoX-5b LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 18 GB)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
+         one("cogvideox-5b", ",\"quant\":\"fp8\"" LORA128_FP32), "reserved", 18.0, 1, 1},
     };
     check_published(ps, sizeof ps / sizeof ps[0]);
 }
@@ -954,17 +968,19 @@ static void published_misses(void **s) {
          * (--layerwise_upcasting_modules transformer, quant "fp8"; bf16 compute, AdamW). The same table's full fine-tune
          * column (21 GB LTX, 53 GB CogVideoX-5b) is the docs' max_memory_reserved (20.357, 52.939 GiB) rounded up, so these
          * are read as reserved GiB, rounded up. Nothing is left cached by the precomputation (as in the full fine-tune
-         * logs of e5df80c). Predicted 3.66 / 15.68 / 26.52 GiB: -26.8% / -12.9% / -17.1% (before the "norm"-named
-         * modulation Linears were kept in bf16, as diffusers' skip patterns do: 3.66 / 15.04 / 23.30). Not located */
-        {"LTX-Video LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 5 GB)",
-         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
-         one("ltx-video", ",\"quant\":\"fp8\"" LORA128), "reserved", 5.0, 1, 1},
-        {"CogVideoX-5b LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 18 GB)",
-         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
-         one("cogvideox-5b", ",\"quant\":\"fp8\"" LORA128), "reserved", 18.0, 1, 1},
+         * logs of e5df80c). The trainer of d220aac casts the LoRA parameters to fp32 (trainer.py prepare_optimizer, lines
+         * 452-454: cast_training_params([self.transformer], dtype=torch.float32) for every LoRA run; the trainer of the
+         * bf16 LoRA logs, 0db7bf2, did it under fp16 only) and keeps PEFT from giving them the float8 dtype (patches.py
+         * _perform_patch_move_adapter_to_device_of_base_layer): fp32 adapters, gradients and AdamW states, and PEFT's fp32
+         * cast of each adapted Linear's input. Layerwise casting's bf16 copies (fp8_layerwise, timeline_train.c): the
+         * recomputed block's float8 Linears at its backward. Predicted 4.90 / 16.65 / 28.60 GiB: -1.9% / -7.5% / -10.6%
+         * (LTX-Video and CogVideoX-5b are now in published_within_10, the same plans).
+         * Before: bf16 adapters and one Linear upcast at a time, 3.66 / 15.68 / 26.52 (-26.8% / -12.9% / -17.1%); with the
+         * copies alone 3.76 / 15.82 / 26.66 (-24.8% / -12.1% / -16.7%); before the "norm"-named modulation Linears were
+         * kept in bf16: 3.66 / 15.04 / 23.30 */
         {"HunyuanVideo LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 32 GB)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
-         one("hunyuanvideo", ",\"quant\":\"fp8\"" LORA128), "reserved", 32.0, -1, 1},
+         one("hunyuanvideo", ",\"quant\":\"fp8\"" LORA128_FP32), "reserved", 32.0, -1, 1},
     };
     check_published(ps, sizeof ps / sizeof ps[0]);
 }
