@@ -295,12 +295,14 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
                           gc ? "autocast's cache keeps the bf16 copies of %s matmul weights × 2 B until the forward ends"
                              : "autocast bf16 copies of %s matmul weights × 2 B, saved for backward", cnt);
         }
-        if (c->in->quant == VP_QUANT_FP8 && !gc) {
-            /* layerwise casting without checkpointing: every Linear's matmul saved its bf16 weight view (the
-             * backward moment's comment), so all the float8 Linears exist in bf16 as well until backward */
-            int64_t lw = vp_layerwise_cast_params(c->in, 1);
+        if (c->in->quant == VP_QUANT_FP8 && frac_ck < 1.0) {
+            /* layerwise casting in the blocks that are not checkpointed: every Linear's matmul saved its bf16
+             * weight view (the backward moment's comment), so their float8 Linears exist in bf16 as well until
+             * backward (every block without checkpointing; 1 - 1/K of them when every K-th block is) */
+            int64_t lw = (int64_t)((double)vp_layerwise_cast_params(c->in, 1) * (1.0 - frac_ck));
             vp_moment_add(f, &c->owner, "layerwise_copy", "Layerwise-cast bf16 weights saved for backward",
-                          lw * vp_dtype_bytes(vp_act_dtype(c->in)), "every block's %lld float8 Linear params upcast to %s, saved by their matmuls",
+                          lw * vp_dtype_bytes(vp_act_dtype(c->in)),
+                          "%lld float8 Linear params of the un-checkpointed blocks upcast to %s, saved by their matmuls",
                           (long long)lw, vp_dtype_name(vp_act_dtype(c->in)));
         }
         if (c->in->precision == VP_PREC_FP8 && !c->a.megatron)

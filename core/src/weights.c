@@ -21,8 +21,9 @@ int64_t vp_layerwise_cast_params(const vp_instance *in, int all) {
     int64_t cast = in->pc.linear_in_layers - in->arch.d.norm_linear;
     if (all) return cast;
     /* the last block runs its backward first: FLUX / HunyuanVideo's last single-stream block (dit_params.c
-     * d.last_linear); the other families' blocks all have the same Linears (dit_params.c: d.linear = layers × one
-     * block's), so one block's are the total over the blocks */
+     * d.last_linear); the other families' d.linear is layers × one block's (dit_params.c finish(); SD3's and Mochi's
+     * smaller context_pre_only last block is counted like the others there too), so one block's is the total over
+     * the blocks */
     if (in->arch.d.last_linear > 0) return in->arch.d.last_linear;
     int64_t blocks = in->arch.layers + in->arch.d.blocks2;
     return blocks > 0 ? cast / blocks : cast;
