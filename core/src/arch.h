@@ -114,6 +114,8 @@ typedef struct {
         int64_t dec_ch0, vae_patch;         /* vae: decoder's full-resolution channels; pixel patch (LTX: 4) */
         int64_t attn_extra;                 /* blocks outside the stacks with a to_q/k/v/out.0 attention (hunyuan refiner) */
         int64_t norm_linear;                /* params of the blocks' "norm"-named Linears (adaptive-norm modulation) */
+        int64_t last_linear;                /* two-stack models: the last (single-stream) block's Linears minus its
+                                             * "norm"-named one (0: every block alike, d.linear / blocks) */
     } d;
     /* ---- vision-language models (families/vlm.c, gemma3.c, llama4.c, qwen2_vl.c; vlm_images.c):
      * the vision tower's blocks and how one image becomes decoder tokens; vis_rule 0 = none ---- */

@@ -220,6 +220,8 @@ static vp_status flux(const cJSON *c, const char *p, vp_arch *a, vp_error *err) 
     int64_t linear = a->layers * (dbl - 4 * d) + a->d.blocks2 * (sgl - 2 * d);
     finish(a, embed, other, dbl, a->layers, a->layers * dbl + a->d.blocks2 * sgl, linear, 5 * h * h);
     a->d.norm_linear = a->layers * 2 * lin(h, 6 * h, 1) + a->d.blocks2 * lin(h, 3 * h, 1); /* norm1, norm1_context; norm */
+    /* the single block's q/k/v, proj_mlp, proj_out (its norm.linear matches "norm") */
+    if (a->d.blocks2 > 0) a->d.last_linear = sgl - 2 * d - lin(h, 3 * h, 1);
     a->d.per_block = dbl;
     a->time_embed_dim = h;
     a->text_embed_dim = joint;
@@ -342,6 +344,8 @@ static vp_status hunyuan(const cJSON *c, const char *p, vp_arch *a, vp_error *er
     int64_t linear = a->layers * (dbl - 4 * d) + a->d.blocks2 * (sgl - 2 * d);
     finish(a, embed, other, dbl, a->layers, a->layers * dbl + a->d.blocks2 * sgl, linear, (h + m) * h);
     a->d.norm_linear = a->layers * 2 * lin(h, 6 * h, 1) + a->d.blocks2 * lin(h, 3 * h, 1); /* norm1, norm1_context; norm */
+    /* the single block's q/k/v, proj_mlp, proj_out (its norm.linear matches "norm") */
+    if (a->d.blocks2 > 0) a->d.last_linear = sgl - 2 * d - lin(h, 3 * h, 1);
     a->time_embed_dim = h;
     a->text_embed_dim = text;
     a->d.spatial = 8;

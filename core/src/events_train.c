@@ -326,6 +326,22 @@ static void alloc_casts(vp_events *e, inst_ev *x, int64_t b) {
                 vp_tensors_push(&x->casts[b], e, vp_ev_alloc(e, (int64_t)(2.0 * (double)x->blk.elems[k] / c->act_div_shard)));
 }
 
+/* Layerwise casting (timeline_train.c, backward moment): the bf16 copies of block b's float8 Linears that its
+ * matmuls saved (weight.t() views), in pieces of one h × h projection (the blocks' other Linears are multiples of
+ * it: h × 4h, 4h × h, 5h × h); kept with the autocast casts and freed when the block's backward ends. */
+static void alloc_layerwise_copies(vp_events *e, inst_ev *x, int64_t b) {
+    const vp_inst_calc *c = x->c;
+    if (c->in->quant != VP_QUANT_FP8) return;
+    const vp_arch *a = &c->in->arch;
+    double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in)), h = (double)a->hidden;
+    /* two stacks (FLUX, HunyuanVideo): the last blocks2 are single-stream blocks (dit_params.c d.last_linear), the
+     * double-stream blocks have the rest */
+    int64_t lw = vp_layerwise_cast_params(c->in, 0);
+    if (a->d.last_linear > 0 && a->layers > 0 && b < x->act_blocks - a->d.blocks2)
+        lw = (vp_layerwise_cast_params(c->in, 1) - a->d.blocks2 * a->d.last_linear) / a->layers;
+    alloc_split(e, &x->casts[b], 1.0, (double)lw * adt, h * h * adt);
+}
+
 /* One block's saved tensors over T tokens: the family's own list when it gives one (activations_*.c
  * items, scaled to this device's share under tensor parallelism), else its per-token bytes cut at
  * the hidden width; the s×s attention terms one (b, heads, s, s) tensor at a time. Cache entries
@@ -400,6 +416,7 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
         return;
     }
     if (vp_is_amp(c->in) && c->in->activations != VP_ACT_NO_GRAD) alloc_casts(e, x, b);
+    if (!checkpointed && c->in->activations != VP_ACT_NO_GRAD) alloc_layerwise_copies(e, x, b); /* kept to backward */
     if (checkpointed) {
         /* non-reentrant checkpoint: the block input is kept, everything else is freed as soon as
          * nothing references it, as in a no-grad forward (events_block.c for Llama-style blocks) */
@@ -461,6 +478,7 @@ static void block_backward(vp_events *e, inst_ev *x, int64_t b, int checkpointed
     }
     if (checkpointed) {
         if (vp_is_amp(c->in)) alloc_casts(e, x, b);
+        alloc_layerwise_copies(e, x, b); /* the recompute's hooks upcast them again, its matmuls keep them */
         alloc_block_saved(e, x, T, &x->saved[b], NULL);
     }
     /* the adapter-dtype input gradient of a LoRA module is one tensor (activations_decoder.c) */

@@ -28,6 +28,9 @@ typedef struct {
     vp_dtype grad_dtype;
 } vp_weights;
 void vp_weights_compute(const vp_instance *in, vp_weights *w);
+/* Layerwise casting ("quant": "fp8", weights.c): the float8-stored Linear params of every block (all = 1) or of
+ * the block whose backward runs first (all = 0); 0 when the instance is not layerwise cast. */
+int64_t vp_layerwise_cast_params(const vp_instance *in, int all);
 /* LoRA: parameters added to one transformer block, and per-token activation bytes per block. */
 int64_t vp_lora_params_per_layer(const vp_instance *in);
 int64_t vp_lora_layers(const vp_instance *in);

@@ -295,6 +295,16 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
                           gc ? "autocast's cache keeps the bf16 copies of %s matmul weights × 2 B until the forward ends"
                              : "autocast bf16 copies of %s matmul weights × 2 B, saved for backward", cnt);
         }
+        if (c->in->quant == VP_QUANT_FP8 && frac_ck < 1.0) {
+            /* layerwise casting in the blocks that are not checkpointed: every Linear's matmul saved its bf16
+             * weight view (the backward moment's comment), so their float8 Linears exist in bf16 as well until
+             * backward (every block without checkpointing; 1 - 1/K of them when every K-th block is) */
+            int64_t lw = (int64_t)((double)vp_layerwise_cast_params(c->in, 1) * (1.0 - frac_ck));
+            vp_moment_add(f, &c->owner, "layerwise_copy", "Layerwise-cast bf16 weights saved for backward",
+                          lw * vp_dtype_bytes(vp_act_dtype(c->in)),
+                          "%lld float8 Linear params of the un-checkpointed blocks upcast to %s, saved by their matmuls",
+                          (long long)lw, vp_dtype_name(vp_act_dtype(c->in)));
+        }
         if (c->in->precision == VP_PREC_FP8 && !c->a.megatron)
             add_term(f, &c->owner, "fp8_weights", "fp8 weight copies", &c->ds.fp8_weights);
         add_kv_train(f, c, gc, 0);
@@ -350,12 +360,28 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
                           "%lld edited parameters (MLP of the last %lld blocks), accumulated over the passes", (long long)ed,
                           (long long)c->in->edited_layers);
         }
-        if (c->in->quant == VP_QUANT_NF4 || c->in->quant == VP_QUANT_FP4 || c->in->quant == VP_QUANT_INT8 ||
-            c->in->quant == VP_QUANT_FP8) {
+        if (c->in->quant == VP_QUANT_FP8) {
+            /* layerwise casting (finetrainers hooks/layerwise_upcasting.py at d220aac, diffusers
+             * hooks/layerwise_casting.py): pre_forward module.to(compute dtype), post_forward back to float8.
+             * module.to() swaps the Parameter's storage (torch/nn/modules/module.py _apply: param.data =
+             * param_applied), but F.linear's matmul saved weight.t() (ATen Linear.cpp: addmm(bias, input,
+             * weight.t())), a view holding the bf16 storage itself (saved_variable.cpp: a non-output is saved
+             * as is), so each Linear whose input requires grad keeps its bf16 copy until its backward runs.
+             * Checkpointed: the forward's saved tensors are dropped (torch/utils/checkpoint.py _checkpoint_hook
+             * pack_hook returns a _Holder), the recompute before the block's backward runs the hooks again and
+             * _recomputation_hook keeps every saved tensor, the weight views included, so at the start of the
+             * first block's backward all its float8 Linears exist in bf16 as well. Without checkpointing every
+             * block's copies stay from forward to backward (the forward moment's term, copied here). */
+            if (gc) {
+                int64_t lw = vp_layerwise_cast_params(c->in, 0);
+                vp_moment_add(b1, &c->owner, "layerwise_copy", "Layerwise-cast bf16 weights saved for backward",
+                              lw * vp_dtype_bytes(vp_act_dtype(c->in)),
+                              "the recomputed block's %lld float8 Linear params upcast to %s, saved by its matmuls",
+                              (long long)lw, vp_dtype_name(vp_act_dtype(c->in)));
+            }
+        } else if (c->in->quant == VP_QUANT_NF4 || c->in->quant == VP_QUANT_FP4 || c->in->quant == VP_QUANT_INT8) {
             /* bitsandbytes dequantizes each frozen weight for its matmul (MatMul4Bit: F.dequantize_4bit
-             * ... .to(A.dtype)) in forward and again for the input gradient in backward; layerwise casting
-             * (diffusers hooks/layerwise_casting.py LayerwiseCastingHook.pre_forward: module.to(compute_dtype),
-             * post_forward: back to the storage dtype) holds one module's weights upcast while it runs */
+             * ... .to(A.dtype)) in forward and again for the input gradient in backward */
             int64_t lin = c->in->arch.hidden * (c->in->arch.experts ? c->in->arch.expert_inter : c->in->arch.inter);
             vp_moment_add(b1, &c->owner, "inference_temp", "Dequantized weight (transient)",
                           lin * vp_dtype_bytes(vp_act_dtype(c->in)), "largest linear (%lld params) dequantized to %s for its matmul",

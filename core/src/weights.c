@@ -15,6 +15,20 @@ static int64_t adapter_params_per_layer(const vp_instance *in) {
     return h * r + r + r * h + h;
 }
 
+int64_t vp_layerwise_cast_params(const vp_instance *in, int all) {
+    if (in->quant != VP_QUANT_FP8) return 0;
+    /* the blocks' Linears less their "norm"-named ones, as vp_weights_compute stores them in float8 */
+    int64_t cast = in->pc.linear_in_layers - in->arch.d.norm_linear;
+    if (all) return cast;
+    /* the last block runs its backward first: FLUX / HunyuanVideo's last single-stream block (dit_params.c
+     * d.last_linear); the other families' d.linear is layers × one block's (dit_params.c finish(); SD3's and Mochi's
+     * smaller context_pre_only last block is counted like the others there too), so one block's is the total over
+     * the blocks */
+    if (in->arch.d.last_linear > 0) return in->arch.d.last_linear;
+    int64_t blocks = in->arch.layers + in->arch.d.blocks2;
+    return blocks > 0 ? cast / blocks : cast;
+}
+
 void vp_weights_compute(const vp_instance *in, vp_weights *w) {
     const vp_param_counts *pc = &in->pc;
     int pb = vp_dtype_bytes(vp_param_dtype(in));
