@@ -563,3 +563,23 @@ test('a diffusion setup: the video size and pipeline options go to the plan, no 
   const bad = sanitize(DEFAULT_STATE, { workload: { diffusion: { offload: 'gpu', cfg: 'yes' }, frames: {} } });
   assert.deepEqual([bad.workload.diffusion.offload, bad.workload.diffusion.cfg, bad.workload.frames], ['none', true, '']);
 });
+
+test('the model list: each pipeline’s components follow it as presets of their own, named as the core names them', async () => {
+  const { withComponents, store, isPipelinePreset, presetType } = await import('../../web/store.js');
+  const bundle = [{ id: 'gpt2', family: 'gpt2' },
+    { id: 'cogvideox-5b', name: 'CogVideoX-5b', family: 'cogvideox', pipeline: { components: {
+      text_encoder: { family: 't5_encoder', config: { architectures: ['T5EncoderModel'] } },
+      vae: { family: 'vae_cogvideox', config: { _class_name: 'AutoencoderKLCogVideoX' } },
+      bad: 'not an object' } } }];
+  const list = withComponents(bundle);
+  assert.deepEqual(list.map((m) => m.id), ['gpt2', 'cogvideox-5b', 'cogvideox-5b/text_encoder', 'cogvideox-5b/vae']);
+  assert.equal(list[3].name, 'cogvideox-5b/vae (AutoencoderKLCogVideoX)');
+  assert.equal(list[2].name, 'cogvideox-5b/text_encoder (t5_encoder)', 'no _class_name: the family');
+  store.presets = { models: list, gpus: [] };
+  assert.equal(isPipelinePreset('cogvideox-5b'), true);
+  assert.equal(isPipelinePreset('cogvideox-5b/vae'), false, 'a component is not a pipeline');
+  assert.equal(isPipelinePreset('gpt2'), false);
+  assert.equal(presetType('cogvideox-5b/vae'), 'vae_cogvideox');
+  assert.ok(S.isDiffusionSetup({ instances: [{ model: { source: 'preset', preset: 'cogvideox-5b/vae' } }] }, isPipelinePreset));
+  assert.deepEqual(withComponents([null, { id: 'x', pipeline: { components: null } }]).map((m) => m && m.id), [null, 'x']);
+});
