@@ -81,6 +81,11 @@ typedef struct {
     double T, h, qd, kvd, f;  /* tokens; hidden, query, key/value and MLP widths */
     double adt, in_b, kvh;    /* activation bytes, projection output bytes, KV cache bytes per token */
     double res;               /* bytes per element of the residual stream */
+    /* LoRA adapters (peft lora.Linear) on the projections in `lora_targets` (VP_T_* bits; 0: none):
+     * adapter bytes per element, rank, and whether lora_dropout > 0 */
+    unsigned lora_targets;
+    double ldt, rank;
+    int lora_dropout;
 } vp_block_dims;
 int32_t vp_ev_block_nograd(vp_events *e, const vp_block_dims *d, int32_t in, int32_t *cache_k, int32_t *cache_v);
 /* LlamaRMSNorm without its graph: returns its output. */

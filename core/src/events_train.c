@@ -49,6 +49,7 @@ typedef struct {
     vp_lora_block_saved *ls; /* per block: its saved tensors by name */
     int sharded_grad;    /* FSDP's sharded .grad in fp32 (the grads_fp32 term) is the .grad: per parameter */
     int32_t unit_next;   /* FSDP: the next block's unit, prefetched while this one computes */
+    int32_t ck_next;     /* a checkpointed block's output, kept as the next checkpointed block's input */
     int fp32wise;        /* full fine-tuning in fp32, blocks forward and backward op by op (events_fp32_block.c) */
     vp_fp32_block_saved *fs; /* ... per block: its saved tensors by name */
     vp_fp32_norm_saved fn;   /* ... the final norm's */
@@ -106,6 +107,7 @@ static void inst_init(inst_ev *x, const vp_inst_calc *c) {
     x->c = c;
     x->head_cast = -1;
     x->unit_next = -1;
+    x->ck_next = -1;
     const vp_instance *in = c->in;
     vp_block_param_tensors(in, &x->blk);
     vp_outer_param_tensors(in, &x->pre, &x->post);
@@ -400,6 +402,7 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
     double T = tokens(c) * passes;
     vp_tensors *sv = &x->saved[b];
     vp_tensors tmp = {0};
+    int opwise_temps = 0; /* the block's transients were replayed op by op */
     int32_t gather = gather_unit(e, x, b + 1 < x->act_blocks);
     if (x->opwise) {
         vp_lora_block_dims d;
@@ -420,7 +423,15 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
     if (checkpointed) {
         /* non-reentrant checkpoint: the block input is kept, everything else is freed as soon as
          * nothing references it, as in a no-grad forward (events_block.c for Llama-style blocks) */
-        vp_tensors_push(sv, e, vp_ev_alloc(e, (int64_t)(T * c->a.ckpt_layer / c->act_div_repl * x->fold)));
+        int64_t kept = (int64_t)(T * c->a.ckpt_layer / c->act_div_repl * x->fold);
+        /* the input of a block after a checkpointed one is that block's output, made by its last
+         * residual add (modeling_llama.py LlamaDecoderLayer.forward `hidden_states = residual +
+         * hidden_states`; LlamaModel.forward passes it on), not a new tensor at the block's start:
+         * in the H100 trace l7b-lora8qv-gc-b4s2048 each block's output (bf16, T x h) is allocated
+         * after its down_proj output and before that and the first residual sum are freed, and
+         * stays until the block's backward */
+        vp_tensors_push(sv, e, x->ck_next >= 0 ? x->ck_next : vp_ev_alloc(e, kept));
+        x->ck_next = -1;
         if (c->in->arch.kind == VP_KIND_DECODER && !c->a.megatron) {
             const vp_arch *ar = &c->in->arch;
             double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
@@ -429,8 +440,21 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
                                (double)(ar->heads * ar->head_dim) / c->act_div_shard,
                                (double)(ar->kv_heads * ar->head_dim) / c->act_div_shard,
                                (double)(ar->experts ? ar->expert_inter * ar->experts_per_tok : ar->inter) / c->act_div_shard,
-                               adt, adt, 0.0, vp_is_amp(c->in) ? 4.0 : adt};
-            vp_ev_free(e, vp_ev_block_nograd(e, &d, -1, NULL, NULL));
+                               adt, adt, 0.0, vp_is_amp(c->in) ? 4.0 : adt, 0, 0, 0, 0};
+            if (c->in->ft == VP_FT_LORA && c->in->lora_targets && c->act_div_shard == 1.0) {
+                d.lora_targets = c->in->lora_targets;
+                d.ldt = (double)vp_dtype_bytes(c->in->lora_dtype);
+                d.rank = (double)c->in->lora_r;
+                d.lora_dropout = c->in->lora_dropout > 0;
+            }
+            int32_t out = vp_ev_block_nograd(e, &d, -1, NULL, NULL);
+            int64_t every = c->in->gc_every;
+            int next_ck = every > 0 && b + 1 < x->act_blocks && (b + 1) % every == 0;
+            if (next_ck && out >= 0 && (int64_t)e->ev[out].size == kept)
+                x->ck_next = out;
+            else
+                vp_ev_free(e, out);
+            opwise_temps = 1;
         } else {
             alloc_block_saved(e, x, T, &tmp, NULL);
         }
@@ -438,7 +462,9 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
         /* K and V of the DynamicCache (cache_utils.py DynamicLayer.update) stay with the output */
         alloc_block_saved(e, x, T, sv, keeps_kv(c) ? &x->kept : NULL);
     }
-    alloc_split(e, &tmp, T, c->a.fwd_temp / c->act_div_shard, unit_f(c));
+    /* the forward's transients (fwd_temp: gate's and up's outputs) are events_block.c's own when it
+     * ran the block */
+    if (!opwise_temps) alloc_split(e, &tmp, T, c->a.fwd_temp / c->act_div_shard, unit_f(c));
     vp_tensors_release(&tmp, e);
     /* autocast's cache keeps the casts until the forward ends (released in train_step) */
     if (checkpointed && !c->ds.casts_cached) vp_tensors_release(&x->casts[b], e);
@@ -606,7 +632,7 @@ static void nograd_forward(vp_events *e, inst_ev *x, int *workspace) {
         const vp_arch *a = &c->in->arch;
         double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
         double kvd = (double)(a->kv_heads * a->head_dim);
-        vp_block_dims d = {T, (double)a->hidden, (double)(a->heads * a->head_dim), kvd, (double)a->inter, adt, adt, kvd * adt, adt};
+        vp_block_dims d = {T, (double)a->hidden, (double)(a->heads * a->head_dim), kvd, (double)a->inter, adt, adt, kvd * adt, adt, 0, 0, 0, 0};
         int32_t emb = vp_ev_alloc(e, (int64_t)(T * d.h * adt)), cur = emb, prev = -1;
         if (*workspace) { /* the first GEMM: the rotary embedding's inv_freq @ positions */
             vp_ev_alloc(e, vp_cublas_workspace_bytes());
