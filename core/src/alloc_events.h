@@ -86,6 +86,10 @@ typedef struct {
     unsigned lora_targets;
     double ldt, rank;
     int lora_dropout;
+    /* autocast (bf16) over an fp32 residual stream: each matmul's weight cast, in bytes, for q, k, v,
+     * o, gate, up, down, pushed onto *casts as the matmul runs (NULL: the caller places them) */
+    vp_tensors *casts;
+    double cast_bytes[7];
 } vp_block_dims;
 int32_t vp_ev_block_nograd(vp_events *e, const vp_block_dims *d, int32_t in, int32_t *cache_k, int32_t *cache_v);
 /* LlamaRMSNorm without its graph: returns its output. */

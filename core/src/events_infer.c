@@ -120,7 +120,7 @@ static void generate(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
         vp_ev_free(e, s32);
         vp_ev_free(e, c32);
     }
-    vp_block_dims d = {T, h, qd, kvd, f, adt, in_b, kvh, adt, 0, 0, 0, 0};
+    vp_block_dims d = {T, h, qd, kvd, f, adt, in_b, kvh, adt, 0, 0, 0, 0, NULL, {0}};
     for (int64_t l = 0; l < L; l++) {
         int32_t in_l = cur;
         d.kvh = l < L_kv ? kvh : 0.0;

@@ -396,6 +396,19 @@ static int32_t gather_unit(vp_events *e, inst_ev *x, int has_next) {
     return cur;
 }
 
+/* A checkpointed Llama-style decoder block under autocast whose seven matmul weights (q, k, v, o,
+ * gate, up, down in construction order, param_tensors.c) events_block.c casts as each matmul runs */
+static int decoder_ckpt_casts(const inst_ev *x) {
+    const vp_inst_calc *c = x->c;
+    const vp_arch *a = &c->in->arch;
+    if (!vp_is_amp(c->in) || c->ds.no_casts || c->in->activations == VP_ACT_NO_GRAD || a->kind != VP_KIND_DECODER ||
+        c->a.megatron || a->fused_qkv || a->fused_gate_up || a->experts || a->mlp != VP_MLP_SWIGLU)
+        return 0;
+    int n = 0;
+    for (int k = 0; k < x->blk.n; k++) n += x->blk.matmul[k] != 0;
+    return n == 7;
+}
+
 /* The forward of block b: autocast copies, saved tensors, transients. */
 static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed, double passes) {
     const vp_inst_calc *c = x->c;
@@ -418,7 +431,10 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
         vp_ev_free(e, gather);
         return;
     }
-    if (vp_is_amp(c->in) && c->in->activations != VP_ACT_NO_GRAD) alloc_casts(e, x, b);
+    /* a checkpointed decoder block under autocast places its weight casts as its matmuls run
+     * (events_block.c) */
+    int casts_in_block = checkpointed && decoder_ckpt_casts(x);
+    if (vp_is_amp(c->in) && c->in->activations != VP_ACT_NO_GRAD && !casts_in_block) alloc_casts(e, x, b);
     if (!checkpointed && c->in->activations != VP_ACT_NO_GRAD) alloc_layerwise_copies(e, x, b); /* kept to backward */
     if (checkpointed) {
         /* non-reentrant checkpoint: the block input is kept, everything else is freed as soon as
@@ -440,12 +456,18 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
                                (double)(ar->heads * ar->head_dim) / c->act_div_shard,
                                (double)(ar->kv_heads * ar->head_dim) / c->act_div_shard,
                                (double)(ar->experts ? ar->expert_inter * ar->experts_per_tok : ar->inter) / c->act_div_shard,
-                               adt, adt, 0.0, vp_is_amp(c->in) ? 4.0 : adt, 0, 0, 0, 0};
+                               adt, adt, 0.0, vp_is_amp(c->in) ? 4.0 : adt, 0, 0, 0, 0, NULL, {0}};
             if (c->in->ft == VP_FT_LORA && c->in->lora_targets && c->act_div_shard == 1.0) {
                 d.lora_targets = c->in->lora_targets;
                 d.ldt = (double)vp_dtype_bytes(c->in->lora_dtype);
                 d.rank = (double)c->in->lora_r;
                 d.lora_dropout = c->in->lora_dropout > 0;
+            }
+            if (casts_in_block) {
+                d.casts = &x->casts[b];
+                int n = 0;
+                for (int k = 0; k < x->blk.n && n < 7; k++)
+                    if (x->blk.matmul[k]) d.cast_bytes[n++] = 2.0 * (double)x->blk.elems[k] / c->act_div_shard;
             }
             int32_t out = vp_ev_block_nograd(e, &d, -1, NULL, NULL);
             int64_t every = c->in->gc_every;
@@ -632,7 +654,7 @@ static void nograd_forward(vp_events *e, inst_ev *x, int *workspace) {
         const vp_arch *a = &c->in->arch;
         double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
         double kvd = (double)(a->kv_heads * a->head_dim);
-        vp_block_dims d = {T, (double)a->hidden, (double)(a->heads * a->head_dim), kvd, (double)a->inter, adt, adt, kvd * adt, adt, 0, 0, 0, 0};
+        vp_block_dims d = {T, (double)a->hidden, (double)(a->heads * a->head_dim), kvd, (double)a->inter, adt, adt, kvd * adt, adt, 0, 0, 0, 0, NULL, {0}};
         int32_t emb = vp_ev_alloc(e, (int64_t)(T * d.h * adt)), cur = emb, prev = -1;
         if (*workspace) { /* the first GEMM: the rotary embedding's inv_freq @ positions */
             vp_ev_alloc(e, vp_cublas_workspace_bytes());
