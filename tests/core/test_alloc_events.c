@@ -438,28 +438,15 @@ static void fp32_run_matches_trace(void **state) {
     vp_events_free(&ev);
 }
 
-/* The checkpointed blocks' forward of llama-2-7b LoRA r8 on q_proj and v_proj (calibration.jsonl
- * l7b-lora8qv-gc-b4s2048: bf16, fp32 adapters, dropout 0.05, b4 x s2048 = 8192 tokens, non-reentrant
- * checkpointing) against its H100 trace (run3): every allocation over 1 MiB and every free of one
- * from the first block's norm (its fp32 input, 8192 x 4096 x 4 = 134,217,728 B) to the logits
- * (8192 x 32000 x 2 = 524,288,000 B) of step 1, in order: events_block.c's block without its graph,
- * peft's LoRA branch on the adapted projections with nothing saved, RoPE and attention's frees as
- * training without a cache runs them, each block's output kept as the next block's checkpoint input
- * (events_train.c). A free names the allocation it frees, counted from the window's start; frees of
- * tensors from before the window (block 0's input, the embedding output) are not counted. Measured:
- * 2,912 events (32 blocks x 91) equal; then the trace runs the final norm (8 events) and frees the
- * last block's output, which ours frees at once (the final norm is not replayed op by op here). */
-static void gc_lora_forward_matches_trace(void **state) {
-    (void)state;
-    static const char plan_json[] =
-        "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"train\",\"batch\":4,\"seq\":2048},\"instances\":[{\"name\":"
-        "\"policy\",\"role\":\"trained\",\"model\":{\"hf_config\":{\"model_type\":\"llama\",\"hidden_size\":4096,"
-        "\"intermediate_size\":11008,\"num_hidden_layers\":32,\"num_attention_heads\":32,\"num_key_value_heads\":32,"
-        "\"vocab_size\":32000,\"max_position_embeddings\":4096,\"tie_word_embeddings\":false}},\"precision\":\"bf16\","
-        "\"optimizer\":{\"name\":\"adamw\",\"impl\":\"foreach\"},\"grad_ckpt\":{\"every\":1},\"finetune\":{\"method\":\"lora\","
-        "\"lora\":{\"r\":8,\"alpha\":16,\"dropout\":0.05,\"dtype\":\"fp32\",\"targets\":[\"q_proj\",\"v_proj\"]}},\"attn\":\"sdpa\"}],"
-        "\"hardware\":{\"gpu\":\"h100-sxm-80gb\"}}";
-    const int64_t big = 1 << 20, first = 134217728, last = 524288000;
+/* The checkpointed blocks' forward of a training run (events_block.c run by events_train.c) against
+ * its H100 trace tests/fixtures/alloc_traces/`trace`: every allocation over 1 MiB and every free of
+ * one, in order, from step 1's first allocation of `first` bytes to its first of `last` bytes (the
+ * logits). A free names the allocation it frees, counted from the window's start; frees of tensors
+ * from before the window are not counted. The first `n_equal` events must be equal; the window holds
+ * `n_trace` events in the trace, `n_ours` in ours. */
+static void ckpt_forward_matches_trace(const char *plan_json, const char *trace, int64_t first, int64_t last, int32_t n_equal,
+                                       int32_t n_trace, int32_t n_ours) {
+    const int64_t big = 1 << 20;
     enum { N = 4096 };
     vp_plan *p = plan_of(plan_json);
     vp_inst_calc c;
@@ -468,9 +455,9 @@ static void gc_lora_forward_matches_trace(void **state) {
     vp_events_init(&ev);
     vp_events_train(p, &c, 1, &ev);
     assert_false(ev.failed);
-    /* ours: 'a' size/512 or 'f' window ordinal */
-    static int64_t mine[N], want[N];
-    static char mop[N], wop[N];
+    /* 'a' size/512 or 'f' window ordinal */
+    int64_t *mine = malloc(sizeof *mine * N), *want = malloc(sizeof *want * N);
+    char *mop = malloc(N), *wop = malloc(N);
     int32_t *ord = malloc(sizeof *ord * (size_t)ev.n);
     int32_t no = 0, nl = 0, on = 0;
     for (int32_t k = 0; k < ev.n; k++) {
@@ -492,7 +479,7 @@ static void gc_lora_forward_matches_trace(void **state) {
     }
     free(ord);
     char path[600];
-    snprintf(path, sizeof path, "%s/../alloc_traces/l7b-lora8qv-gc-b4s2048.txt", g_dir);
+    snprintf(path, sizeof path, "%s/../alloc_traces/%s", g_dir, trace);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     char line[256];
@@ -521,14 +508,57 @@ static void gc_lora_forward_matches_trace(void **state) {
     }
     fclose(f);
     free(tord);
-    assert_int_equal(nw, 2921);
-    assert_int_equal(no, 2913);
-    for (int32_t k = 0; k < 2912; k++)
+    assert_int_equal(nw, n_trace);
+    assert_int_equal(no, n_ours);
+    for (int32_t k = 0; k < n_equal; k++)
         if (mop[k] != wop[k] || mine[k] != want[k])
-            fail_msg("checkpointed forward, large event %d: the trace has %c %lld, ours %c %lld", k, wop[k], (long long)want[k],
-                     mop[k], (long long)mine[k]);
+            fail_msg("%s: checkpointed forward, large event %d: the trace has %c %lld, ours %c %lld", trace, k, wop[k],
+                     (long long)want[k], mop[k], (long long)mine[k]);
+    free(mine);
+    free(want);
+    free(mop);
+    free(wop);
     vp_events_free(&ev);
     vp_plan_free(p);
+}
+
+/* llama-2-7b LoRA r8 on q_proj and v_proj with checkpointing (calibration.jsonl l7b-lora8qv-gc-b4s2048:
+ * bf16, fp32 adapters, dropout 0.05, b4 x s2048 = 8192 tokens; H100 trace run3), from the first
+ * block's norm (its fp32 input, 8192 x 4096 x 4 = 134,217,728 B) to the logits (8192 x 32000 x 2 =
+ * 524,288,000 B): events_block.c's block without its graph, peft's LoRA branch on the adapted
+ * projections with nothing saved, RoPE and attention's frees as training without a cache runs them,
+ * each block's output kept as the next block's checkpoint input (events_train.c). Measured: 2,912
+ * events (32 blocks x 91) equal; then the trace runs the final norm (8 events) and frees the last
+ * block's output, which ours frees at once (the final norm is not replayed op by op here). */
+static void gc_lora_forward_matches_trace(void **state) {
+    (void)state;
+    static const char plan_json[] =
+        "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"train\",\"batch\":4,\"seq\":2048},\"instances\":[{\"name\":"
+        "\"policy\",\"role\":\"trained\",\"model\":{\"hf_config\":{\"model_type\":\"llama\",\"hidden_size\":4096,"
+        "\"intermediate_size\":11008,\"num_hidden_layers\":32,\"num_attention_heads\":32,\"num_key_value_heads\":32,"
+        "\"vocab_size\":32000,\"max_position_embeddings\":4096,\"tie_word_embeddings\":false}},\"precision\":\"bf16\","
+        "\"optimizer\":{\"name\":\"adamw\",\"impl\":\"foreach\"},\"grad_ckpt\":{\"every\":1},\"finetune\":{\"method\":\"lora\","
+        "\"lora\":{\"r\":8,\"alpha\":16,\"dropout\":0.05,\"dtype\":\"fp32\",\"targets\":[\"q_proj\",\"v_proj\"]}},\"attn\":\"sdpa\"}],"
+        "\"hardware\":{\"gpu\":\"h100-sxm-80gb\"}}";
+    ckpt_forward_matches_trace(plan_json, "l7b-lora8qv-gc-b4s2048.txt", 134217728, 524288000, 2912, 2921, 2913);
+}
+
+/* llama-3.2-1b under autocast (bf16) with checkpointing (calibration.jsonl l1b-amp-gc-b4s1024: fp32
+ * weights, b4 x s1024 = 4096 tokens; H100 trace run1), from block 0's q_proj weight cast (2048 x 2048
+ * x 2 = 8,388,608 B) to the logits (4096 x 128,256 x 2 = 1,050,673,152 B): each matmul's weight cast
+ * as it runs (kept by autocast's cache), the fp32 norm output cast per projection, RoPE in fp32, SDPA's
+ * casts of k and q. Measured: 1,210 events (16 blocks) equal; then the trace runs the final norm and
+ * frees the last block's output (ours frees it at once), and casts the norm output for the head. */
+static void gc_amp_forward_matches_trace(void **state) {
+    (void)state;
+    static const char plan_json[] =
+        "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"train\",\"batch\":4,\"seq\":1024},\"instances\":[{\"name\":"
+        "\"policy\",\"role\":\"trained\",\"model\":{\"hf_config\":{\"model_type\":\"llama\",\"hidden_size\":2048,"
+        "\"intermediate_size\":8192,\"num_hidden_layers\":16,\"num_attention_heads\":32,\"num_key_value_heads\":8,"
+        "\"head_dim\":64,\"vocab_size\":128256,\"max_position_embeddings\":131072,\"tie_word_embeddings\":true}},"
+        "\"precision\":\"amp_bf16\",\"optimizer\":{\"name\":\"adamw\",\"impl\":\"foreach\"},\"grad_ckpt\":{\"every\":1},"
+        "\"attn\":\"sdpa\"}],\"hardware\":{\"gpu\":\"h100-sxm-80gb\"}}";
+    ckpt_forward_matches_trace(plan_json, "l1b-amp-gc-b4s1024.txt", 8388608, 1050673152, 1210, 1216, 1212);
 }
 
 /* The sum over T token rows of a (T, w) fp32 gradient (events_fp32_block.c vp_ev_token_sum, ATen
@@ -766,7 +796,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(lora_block_trace_order), cmocka_unit_test(dpo_reference_spliced_into_trace),
         cmocka_unit_test(lora_run_matches_trace), cmocka_unit_test(fp32_run_matches_trace),
         cmocka_unit_test(token_sum_buffer), cmocka_unit_test(sharded_replay_keeps_no_step_state),
-        cmocka_unit_test(gc_lora_forward_matches_trace),
+        cmocka_unit_test(gc_lora_forward_matches_trace), cmocka_unit_test(gc_amp_forward_matches_trace),
     };
     return cmocka_run_group_tests(main_tests, NULL, NULL);
 }
