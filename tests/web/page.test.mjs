@@ -435,10 +435,18 @@ test('probe: links carry only what the estimate needs, and the page says so', as
   assert.match(await page.textContent('#verdict'), /gpu-node-07/, 'this tab still names the node');
   assert.match(await page.textContent('#probe-privacy'), /only/);
   await page.click('#copy-link');
-  await page.waitForFunction(() => location.hash.startsWith('#v2.') && localStorage.getItem('vramplan.setup.v2') === location.hash.slice(1));
-  const hash = new URL(page.url()).hash;
-  const saved = await page.evaluate(() => localStorage.getItem('vramplan.setup.v2'));
   const { decodeShare } = await import('../../web/share.js');
+  // the link of the setup with the probe: an earlier link (before the file was read) may still be in
+  // place for a moment, so wait until the saved one is this setup's (encoding runs asynchronously)
+  let hash = '';
+  let saved = '';
+  for (let i = 0; i < 100; i++) {
+    await page.waitForFunction(() => location.hash.startsWith('#v2.') && localStorage.getItem('vramplan.setup.v2') === location.hash.slice(1));
+    hash = new URL(page.url()).hash;
+    saved = await page.evaluate(() => localStorage.getItem('vramplan.setup.v2'));
+    if ((await decodeShare(hash)).state.hardware.probe) break;
+    await page.waitForTimeout(50);
+  }
   for (const frag of [hash, saved]) {
     const probe = JSON.parse((await decodeShare(frag)).state.hardware.probe);
     const text = JSON.stringify(probe);
