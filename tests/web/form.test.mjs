@@ -43,6 +43,18 @@ const more = [
   ['t5-amp-fp16', plan({ batch: 64, seq: 512 }, [{ model: { preset: 't5-large' }, precision: 'amp_fp16' }], { gpu: 'v100-16gb' })],
 ];
 
+/** Each plan reads into the form with nothing dropped or refused, and the form's plan estimates byte for byte as it does. */
+function surviveForm(plans) {
+  for (const [i, p] of plans.entries()) {
+    const { state, dropped, invalid } = planToState(p, presetType);
+    assert.deepEqual([invalid, dropped], [[], []], `plan ${i}`);
+    const text = JSON.stringify(p);
+    const est = JSON.parse(core.estimate(text));
+    assert.ok(!est.error, `plan ${i}: ${JSON.stringify(est.error)}`);
+    assert.equal(core.estimate(JSON.stringify(buildPlan(state, info))), core.estimate(text), `plan ${i}`);
+  }
+}
+
 test('diffusion pipelines: the core adds the components the page shows, and every option survives the form', () => {
   // the page's model picker calls the core's expansion (core/src/pipeline_expand.c), as `--model` does
   const base = { schema: 'vramplan/plan@1', workload: { mode: 'infer', batch: 1, seq: 1024 },
@@ -72,14 +84,7 @@ test('diffusion pipelines: the core adds the components the page shows, and ever
     { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 480, width: 720, diffusion: { precompute: true } },
       instances: [{ model: { preset: 'ltx-video' }, finetune: { method: 'lora', lora: { r: 128, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } }, grad_ckpt: { every: 1 } }] },
   ];
-  for (const [i, p] of plans.entries()) {
-    const { state, dropped, invalid } = planToState(p, presetType);
-    assert.deepEqual([invalid, dropped], [[], []], `plan ${i}`);
-    const text = JSON.stringify(p);
-    const est = JSON.parse(core.estimate(text));
-    assert.ok(!est.error, `plan ${i}: ${JSON.stringify(est.error)}`);
-    assert.equal(core.estimate(JSON.stringify(buildPlan(state, info))), core.estimate(text), `plan ${i}`);
-  }
+  surviveForm(plans);
   // a bad option is named, not taken
   const bad = planToState({ ...base, workload: { mode: 'infer', batch: 1, diffusion: { offload: 'gpu', turbo: true } } }, presetType);
   assert.deepEqual(bad.invalid.sort(), ['workload.diffusion.offload', 'workload.diffusion.turbo']);
@@ -120,14 +125,7 @@ test('precision fields (FSDP policy, ZeRO-3, autocast cache, framework bf16) sur
     { ...base, instances: [{ name: 'a', model: llama }, { name: 'b', model: llama, precision: 'amp_bf16' }], parallel: { dp: 8, zero: 3 } },
     { ...base, instances: [{ model: llama }], parallel: { tp: 8, framework: 'megatron' } },
   ];
-  for (const [i, p] of plans.entries()) {
-    const { state, dropped, invalid } = planToState(p, presetType);
-    assert.deepEqual([invalid, dropped], [[], []], `plan ${i}`);
-    const text = JSON.stringify(p);
-    const est = JSON.parse(core.estimate(text));
-    assert.ok(!est.error, `plan ${i}: ${JSON.stringify(est.error)}`);
-    assert.equal(core.estimate(JSON.stringify(buildPlan(state, info))), core.estimate(text), `plan ${i}`);
-  }
+  surviveForm(plans);
 });
 
 test('"Apply" on each suggestion gives the estimate the core quoted for it', (t) => {
