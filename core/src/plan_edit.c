@@ -44,29 +44,26 @@ int64_t vp_plan_field_get(const vp_plan *plan, vp_field f) {
     return f == VP_FIELD_BATCH ? plan->batch : f == VP_FIELD_SEQ ? plan->seq - plan->image_tokens : plan->new_tokens;
 }
 
+/* Every model of the plan takes images or video (ViTs, DiTs and the components of their pipelines). */
+static int only_image_or_video(const vp_plan *plan) {
+    for (int i = 0; i < plan->n_instances; i++)
+        if (plan->inst[i].arch.kind != VP_KIND_VIT && plan->inst[i].arch.kind != VP_KIND_DIT) return 0;
+    return 1;
+}
+
 static vp_status applies(const vp_plan *plan, vp_field f, vp_error *err) {
     if (f == VP_FIELD_NEW_TOKENS && plan->mode != VP_MODE_INFER)
         return vp_fail(err, VP_ERR_FIELD, "workload.new_tokens",
                        "workload.new_tokens is the number of generated tokens of an inference plan (workload.mode "
                        "\"infer\"); this plan trains: search batch or seq");
-    if (f == VP_FIELD_NEW_TOKENS) {
-        for (int i = 0; i < plan->n_instances; i++) {
-            vp_kind k = plan->inst[i].arch.kind;
-            if (k != VP_KIND_VIT && k != VP_KIND_DIT) return VP_OK;
-        }
+    if (f == VP_FIELD_NEW_TOKENS && only_image_or_video(plan))
         return vp_fail(err, VP_ERR_FIELD, "workload.new_tokens",
                        "no model of this plan generates tokens (image or video models, diffusion pipelines), so "
                        "workload.new_tokens does not change its memory: search batch");
-    }
-    if (f == VP_FIELD_SEQ) {
-        for (int i = 0; i < plan->n_instances; i++) {
-            vp_kind k = plan->inst[i].arch.kind;
-            if (k != VP_KIND_VIT && k != VP_KIND_DIT) return VP_OK;
-        }
+    if (f == VP_FIELD_SEQ && only_image_or_video(plan))
         return vp_fail(err, VP_ERR_FIELD, "workload.seq",
                        "every model of this plan takes images or video (patch tokens from image_size and frames), "
                        "so workload.seq does not change its memory: search batch");
-    }
     return VP_OK;
 }
 

@@ -197,7 +197,8 @@ vp_status vp_serve_estimate(const vp_plan *plan, vp_estimate *e, vp_error *err) 
         /* vLLM / SGLang fill the budget with the KV pool; when it cannot hold one max_model_len request the
          * headroom is what that request's KV lacks (vLLM's startup error compares the two sizes:
          * v1/core/kv_cache_utils.py check_enough_kv_cache_memory) */
-        if (!r.fits && d->headroom_bytes >= 0 && kv_shortfall(&r) > 0) d->headroom_bytes = -(int64_t)kv_shortfall(&r);
+        uint64_t lack = r.fits ? 0 : kv_shortfall(&r);
+        if (lack > 0 && d->headroom_bytes >= 0) d->headroom_bytes = -(int64_t)lack;
         d->fits = r.fits;
         d->n_phases = 1;
         vp_strlcpy(d->phases[0].name, "serving", sizeof d->phases[0].name);
