@@ -417,7 +417,7 @@ export const CHOICES = {
   'workload.mode': MODES.map((o) => o.value),
   'workload.kv_dtype': KV_DTYPES.map((o) => o.value),
   'workload.diffusion.offload': DIFFUSION_OFFLOAD.map((o) => o.value),
-  'workload.diffusion.diffusers': ['current', '0.30'],
+  'workload.diffusion.diffusers': ['current', '0.30', '0.32'],
   'workload.diffusion.code': ['diffusers', 'official'],
   'hardware.source': ['preset', 'probe'],
   'parallel.framework': FRAMEWORKS.map((o) => o.value),

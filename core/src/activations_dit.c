@@ -110,8 +110,20 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         L += res * h + 8.0 + (full ? 2.0 * adt * h : 0) + adt * h + 8.0 * heads + 2.0 * adt * h + 4.0 * heads;
         if (attn_s > 0) attn_s += (4.0 + adt) * heads * (double)a->d.text_len;
     }
+    /* diffusers 0.32's HunyuanVideo hands SDPA a (B, N, N) bool mask (vp_dit_dense_mask_per_token). PyTorch's
+     * scaled_dot_product_attention (aten/src/ATen/native/transformers/attention.cpp, 2.4-2.5) turns it into an
+     * additive bias in the query's dtype (convert_boolean_attn_mask: at::where(mask.logical_not(), -inf, 0)); flash
+     * takes no mask, so the memory-efficient kernel runs (preprocess_mask expands the bias to (B, heads, N, N)
+     * without a copy: N is a multiple of 16) and saves the bias for backward: N × adt bytes per token per block,
+     * an s²-sized tensor of its own. The bool mask itself lives from the model's forward to the end of backward. */
+    double dense_mask = vp_dit_dense_mask_per_token(plan, a);
+    if (dense_mask > 0) {
+        if (!strcmp(kern, "flash")) r->attn_kernel = kern = "mem-efficient";
+        r->step_mask = dense_mask;
+    }
     if (in->ft == VP_FT_ADAPTER) L += adt * h + 2.0 * adt * (double)in->adapter_dim; /* adapter input, bottleneck */
     if (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA) L += vp_lora_act_per_token_layer(in) * (a->d.attn_per_block > 1 ? 2 : 1);
+    attn_s += adt * dense_mask;                    /* the additive bias saved by SDPA (above) */
     r->layer = L + attn_s;
     r->layer_attn_s = attn_s;
     r->layer_repl = 2.0 * (res * h + 8.0);

@@ -80,9 +80,15 @@ typedef struct {
     double tensor_bytes; /* one feature map at the peak (the size of the temporaries; 0: not given) */
     char where[96];
 } vp_vae_peak;
-/* workload.diffusion.diffusers: "current" (commit 58eb52c0) or "0.30" (v0.30.1-v0.30.3 and main from PR #9150,
- * Aug 2024: module-attribute conv caches, an F.pad copy per causal conv) */
-enum { VP_DIFFUSERS_CURRENT = 0, VP_DIFFUSERS_0_30 };
+/* workload.diffusion.diffusers: "current" (commit 58eb52c0), "0.30" (v0.30.1-v0.30.3 and main from PR #9150,
+ * Aug 2024: module-attribute conv caches, an F.pad copy per causal conv) or "0.32" (v0.32.0-v0.32.1 and main from
+ * PR #10136, 16 Dec 2024, to PR #10548, 14 Jan 2025: HunyuanVideo's (B, N, N) attention mask; the VAE decodes
+ * are today's) */
+enum { VP_DIFFUSERS_CURRENT = 0, VP_DIFFUSERS_0_30, VP_DIFFUSERS_0_32 };
+/* Bytes per token of the (batch, N, N) bool attention mask diffusers 0.32's HunyuanVideoTransformer3DModel
+ * builds over its N joint tokens and hands every block's SDPA (0 for every other model, version and code;
+ * diffusion_workload.c). */
+double vp_dit_dense_mask_per_token(const struct vp_plan *plan, const vp_arch *a);
 /* version: VP_DIFFUSERS_*, the diffusers release whose decode code runs */
 void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
                         int tiling, int slicing, int version, vp_vae_peak *out);

@@ -6,8 +6,9 @@
  *   "vae_tiling": pipe.vae.enable_tiling(), "vae_slicing": pipe.vae.enable_slicing(),
  *   "offload_empty_cache": under "model", whether the hook that offloads the previous component empties the
  *   allocator cache (accelerate >= 0.34, hooks.py CpuOffload.pre_forward clear_device_cache(); default true;
- *   false for accelerate <= 0.33), "diffusers": "current" (default) | "0.30", the release whose VAE decode code ran
- *   (vae.c: v0.30.1-v0.30.3 kept the causal conv caches as module attributes), "precompute": training only,
+ *   false for accelerate <= 0.33), "diffusers": "current" (default) | "0.30" | "0.32", the release whose code ran
+ *   (vae.c: v0.30.1-v0.30.3 kept the causal conv caches as module attributes; diffusion_workload.c: v0.32.0-v0.32.1
+ *   gave HunyuanVideo's attention a (B, N, N) bool mask), "precompute": training only,
  *   the text encoders and VAEs run once before training and are freed into the allocator's cache, as
  *   finetrainers' prepare_precomputations does (precompute.c), "code": "diffusers" (default) | "official", the
  *   model's own repository code instead of diffusers' pipeline: HunyuanVideo's sample_video.py (Tencent/HunyuanVideo
@@ -19,7 +20,7 @@
 #include "util.h"
 
 static const char *const k_offload[] = {"none", "model", "sequential", NULL};
-static const char *const k_diffusers[] = {"current", "0.30", NULL}; /* order of VP_DIFFUSERS_* */
+static const char *const k_diffusers[] = {"current", "0.30", "0.32", NULL}; /* order of VP_DIFFUSERS_* */
 static const char *const k_code[] = {"diffusers", "official", NULL}; /* order of VP_DIFF_CODE_* */
 
 vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *err) {

@@ -30,6 +30,18 @@ int64_t vp_dit_seq_tokens(const vp_arch *a, int64_t frames, int64_t height, int6
     return vp_dit_video_tokens(a, frames, height, width) + (a->d.joint ? a->d.text_len : 0);
 }
 
+/* HunyuanVideoTransformer3DModel.forward in diffusers v0.32.0-v0.32.1 (transformer_hunyuan_video.py at v0.32.0,
+ * lines 713-723; main from PR #10136 of 16 Dec 2024): `attention_mask = torch.zeros(batch_size, sequence_length,
+ * sequence_length, dtype=torch.bool)` over the N = video + text tokens, True up to each sample's effective length,
+ * passed to every block (and held as an input by every checkpointed block until its backward). PR #10454
+ * (7 Jan 2025) only unsqueezed it to (B, 1, N, N); PR #10548 (14 Jan 2025, v0.32.2) made it (B, 1, 1, N). One byte
+ * per (query, key) pair: N bytes per token of the batch. The official code (flash_attn varlen) has no such mask. */
+double vp_dit_dense_mask_per_token(const vp_plan *plan, const vp_arch *a) {
+    if (a->dclass != VP_DC_HUNYUAN || plan->diff.diffusers != VP_DIFFUSERS_0_32 || plan->diff.code != VP_DIFF_CODE_DIFFUSERS)
+        return 0;
+    return (double)vp_dit_plan_tokens(plan, a);
+}
+
 int64_t vp_dit_cfg_batch(const vp_arch *a, int64_t batch, int cfg) { return cfg && a->d.cfg_batch ? 2 * batch : batch; }
 
 /* The pipelines' default sizes (their __call__ defaults / the released model's native resolution). */

@@ -82,9 +82,14 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
             for (int k = 0; k < 2; k++) vp_ev_hunyuan_official_step(e, a, BT - S, S);
             return;
         }
-        double sz[] = {BT * h * adt, BT * h * adt, BT * h * adt, BT * h * adt, BT * h * adt, BT * h * adt, BT * f * adt,
-                       BT * f * adt, a->d.blocks2 > 0 ? BT * (h + f) * adt : 0};
-        for (int k = 0; k < 2; k++) burst(e, sz, a->d.blocks2 > 0 ? 9 : 8);
+        /* diffusers 0.32 HunyuanVideo: the (B, N, N) bool mask for the whole call, and the additive bias SDPA makes
+         * of it in each block beside q, k, v (timeline_diffusion.c) */
+        double dm = vp_dit_dense_mask_per_token(plan, a);
+        int32_t mask = dm > 0 ? vp_ev_alloc(e, (int64_t)(BT * dm)) : -1;
+        double sz[] = {BT * h * adt, BT * h * adt, BT * h * adt, BT * h * adt, dm > 0 ? BT * dm * adt : 0, BT * h * adt,
+                       BT * h * adt, BT * f * adt, BT * f * adt, a->d.blocks2 > 0 ? BT * (h + f) * adt : 0};
+        for (int k = 0; k < 2; k++) burst(e, sz, a->d.blocks2 > 0 ? 10 : 9);
+        vp_ev_free(e, mask);
     } else {
         int64_t f = 1, hh = 512, ww = 512;
         if (dit) vp_diffusion_size(plan, dit, &f, &hh, &ww);

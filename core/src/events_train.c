@@ -629,6 +629,8 @@ static void outside_forward(vp_events *e, inst_ev *x) {
     double outside = (c->ds.has_embed || c->ds.has_head) ? c->a.outside / c->act_div_repl : 0.0;
     if (c->ctx.first && c->ctx.pp > 1) outside *= c->inflight;
     alloc_split(e, &x->outside, (double)c->a.tokens, outside, unit_h(c));
+    /* the model's attention mask, built before the blocks and released with the rest (activations_dit.c) */
+    if (c->a.step_mask > 0) vp_tensors_push(&x->outside, e, vp_ev_alloc(e, (int64_t)((double)c->a.tokens * c->a.step_mask)));
 }
 
 /* A half-precision Llama-style decoder whose no-grad blocks events_block.c replays op by op. */
@@ -674,10 +676,13 @@ static void nograd_forward(vp_events *e, inst_ev *x, int *workspace) {
         vp_ev_free(e, emb);
         vp_tensors_push(&tmp, e, nrm);
     } else {
+        /* the model's attention mask for the whole forward (activations_dit.c) */
+        int32_t mask = c->a.step_mask > 0 ? vp_ev_alloc(e, (int64_t)(T * c->a.step_mask)) : -1;
         for (int64_t b = 0; b < x->act_blocks; b++) {
             alloc_split(e, &tmp, T, vp_block_bytes(c, 1) * x->fold + c->a.fwd_temp / c->act_div_shard, unit_h(c));
             vp_tensors_release(&tmp, e);
         }
+        vp_ev_free(e, mask);
     }
     if (c->on_head && c->l.elems > 0) {
         int64_t el = c->l.elems;

@@ -55,6 +55,8 @@ typedef struct {
     double layer_attn_s; /* part of layer that is the s×s attention terms (per token) */
     double ckpt_layer;   /* bytes per token kept per checkpointed block (its input) */
     double outside;      /* bytes per token saved outside the blocks (embeddings, final norm, lm_head input) */
+    double step_mask;    /* bytes per token of one tensor the forward builds before the blocks and keeps to the end
+                          * of backward (diffusers 0.32 HunyuanVideo's (B, N, N) bool attention mask) */
     double kv_extra;     /* per token per layer: KV-cache tensors HF keeps beyond what the graph saves */
     double kv_total;     /* per token per layer: the whole training-time KV cache (kept until `out` dies) */
     double bwd_temp;     /* per token: transient of one block's backward (gradients of its activations) */

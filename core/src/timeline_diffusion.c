@@ -167,6 +167,16 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
                     vp_moment_add(m, &c->owner, "inference_temp", "Transformer step temporaries", (int64_t)(BT * per),
                                   "one block at a time: %s tokens (%lld × %.0f%s) × %.0f B (hidden, norm, q, k, v, attention out, FF)",
                                   tok, (long long)cfgb, T, cfgb > b ? ", CFG doubles the batch" : "", per);
+                double dm = vp_dit_dense_mask_per_token(plan, a);
+                if (dm > 0) { /* diffusers 0.32 HunyuanVideo (diffusion_workload.c, activations_dit.c) */
+                    vp_moment_add(m, &c->owner, "attention_mask", "Attention mask (N × N bool)", (int64_t)(BT * dm),
+                                  "diffusers 0.32 HunyuanVideo: a (batch, N, N) bool mask over the %.0f joint tokens, 1 B "
+                                  "per pair, for the whole transformer call", dm);
+                    vp_moment_add(m, &c->owner, "attention_scores", "Attention mask bias (s², SDPA)",
+                                  (int64_t)(BT * dm * adt),
+                                  "SDPA turns the bool mask into an additive bias in the query's dtype (%.0f B per pair) "
+                                  "for the memory-efficient kernel, one block at a time", adt);
+                }
                 vp_moment_add(m, &c->owner, "modulation", "Timestep / modulation embeddings",
                               (int64_t)((double)cfgb * 7.0 * h * adt),
                               "temb (b × h) and one block's adaptive-norm shift/scale/gate (b × 6h)");

@@ -127,6 +127,17 @@ int64_t vp_amp_weight_copies(const vp_inst_calc *c) {
     return (int64_t)(2.0 * n);
 }
 
+/* A mask the model's forward builds once and every block reads (diffusers 0.32 HunyuanVideo, activations_dit.c):
+ * alive from the forward to the end of backward (each checkpointed block holds it as an input). */
+static void add_step_mask(vp_moment *m, const vp_inst_calc *c) {
+    const vp_acts *a = &c->a;
+    if (a->step_mask <= 0) return;
+    double T = (double)a->tokens;
+    vp_moment_add(m, &c->owner, "attention_mask", "Attention mask (N × N bool)", (int64_t)(T * a->step_mask),
+                  "diffusers 0.32 HunyuanVideo: a (batch, N, N) bool mask over the %.0f joint tokens, 1 B per pair, "
+                  "passed to every block", a->step_mask);
+}
+
 static void add_acts(vp_moment *m, const vp_inst_calc *c, double frac_layers, double graphs, int gc, const char *what) {
     const vp_acts *a = &c->a;
     double T = (double)a->tokens;
@@ -149,10 +160,16 @@ static void add_acts(vp_moment *m, const vp_inst_calc *c, double frac_layers, do
         vp_moment_add(m, &c->owner, "activations", "Activations", lay + out,
                       "%s: %s tokens × %.0f B saved per block × %.0f blocks + %.0f B/token outside (%s attention)",
                       what, tok, blk, L, outside, a->attn_kernel);
-        vp_moment_add(m, &c->owner, "attention_scores", "Attention scores (s²)", s2,
-                      "%s tokens × %.0f B (heads × seq × bytes of saved probabilities) × %.0f blocks", tok,
-                      a->layer_attn_s / c->act_div_shard, L);
+        if (a->step_mask > 0) /* the s² term is the mask's additive bias (activations_dit.c), not scores */
+            vp_moment_add(m, &c->owner, "attention_scores", "Attention mask bias (s², saved by SDPA)", s2,
+                          "%s tokens × %.0f B (the (B, N, N) additive bias each block's memory-efficient SDPA saves) × "
+                          "%.0f blocks", tok, a->layer_attn_s / c->act_div_shard, L);
+        else
+            vp_moment_add(m, &c->owner, "attention_scores", "Attention scores (s²)", s2,
+                          "%s tokens × %.0f B (heads × seq × bytes of saved probabilities) × %.0f blocks", tok,
+                          a->layer_attn_s / c->act_div_shard, L);
     }
+    add_step_mask(m, c);
 }
 
 static void add_kv_train(vp_moment *m, const vp_inst_calc *c, int gc, int graph_freed) {
@@ -177,6 +194,7 @@ static void nograd_forward(vp_moment *m, const vp_inst_calc *c) {
     int64_t one = (int64_t)(T * (vp_block_bytes(c, 1) + a->fwd_temp / c->act_div_shard));
     vp_moment_add(m, &c->owner, "activations", "Forward temporaries (no grad)", one,
                   "one block at a time: %.0f tokens × %.0f B", T, vp_block_bytes(c, 1) + a->fwd_temp / c->act_div_shard);
+    add_step_mask(m, c);
     if (!c->on_head) return;
     int64_t lg = c->l.out + (c->in->logprobs_fp32 ? 8 * c->l.elems : 4 * c->l.elems);
     vp_moment_add(m, &c->owner, "logits", "Logits (no grad)", lg,

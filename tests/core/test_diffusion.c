@@ -759,6 +759,40 @@ static void check_published(const published *ps, size_t n) {
 #define LORA128_FP32 ",\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":128,\"alpha\":128,\"dropout\":0,\"dtype\":\"fp32\"," \
                      "\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}},\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"}"
 
+/* diffusers 0.32's HunyuanVideo attention mask (diffusion_workload.c vp_dit_dense_mask_per_token, activations_dit.c):
+ * transformer_hunyuan_video.py at v0.32.0 lines 713-723 build a (batch, N, N) bool mask over the joint tokens.
+ * 49x512x768: (49 - 1) / 4 + 1 = 13 latent frames, 512 / 8 / 2 = 32 by 768 / 8 / 2 = 48 patches, 13 × 32 × 48 = 19,968
+ * video tokens + 256 text = N = 20,224; the mask is 20,224² × 1 B = 409,010,176 B, and SDPA's bf16 additive bias of it
+ * (attention.cpp convert_boolean_attn_mask), saved by the recomputed block's memory-efficient attention, 818,020,352 B.
+ * Training (LoRA r128, GC): the peak (backward) is higher than today's code by exactly the two. Inference at 720p,
+ * 129 frames: 33 × 45 × 80 + 256 = 119,056 tokens, a 14,174,331,136 B mask (the bug diffusers PR #10548 fixed).
+ * Other models and the official code have no such mask. */
+static void dense_mask_032(void **s) {
+    (void)s;
+    const char *wl = "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768%s}";
+    const char *v032 = ",\"diffusion\":{\"diffusers\":\"0.32\"}";
+    const vp_estimate *old = t_estimate(t_plan(t_fmt(wl, v032), one("hunyuanvideo", LORA128), NULL));
+    const vp_estimate *cur = t_estimate(t_plan(t_fmt(wl, ""), one("hunyuanvideo", LORA128), NULL));
+    assert_u64_equal(t_component(old, 0, "attention_mask", "transformer"), 409010176ULL);
+    assert_u64_equal(t_component(cur, 0, "attention_mask", "transformer"), 0);
+    assert_string_equal(old->devices[0].peak_phase, "backward");
+    assert_string_equal(cur->devices[0].peak_phase, "backward");
+    assert_u64_equal(old->devices[0].peak_alloc_bytes - cur->devices[0].peak_alloc_bytes, 409010176ULL + 818020352ULL);
+    /* CogVideoX-5b's attention has no mask in any version */
+    const vp_estimate *c1 = t_estimate(t_plan(t_fmt(wl, v032), one("cogvideox-5b", LORA128), NULL));
+    const vp_estimate *c2 = t_estimate(t_plan(t_fmt(wl, ""), one("cogvideox-5b", LORA128), NULL));
+    assert_u64_equal(c1->devices[0].peak_alloc_bytes, c2->devices[0].peak_alloc_bytes);
+    /* inference, the transformer's step */
+    const char *inf = "{\"mode\":\"infer\",\"batch\":1,\"frames\":129,\"height\":720,\"width\":1280,"
+                      "\"diffusion\":{\"diffusers\":\"0.32\"%s}}";
+    const char *tr = REF("transformer", "hunyuanvideo", "bf16", "");
+    const vp_estimate *i1 = t_estimate(t_plan(t_fmt(inf, ""), tr, NULL));
+    assert_u64_equal(t_component(i1, 0, "attention_mask", "transformer"), 14174331136ULL);
+    assert_u64_equal(t_component(i1, 0, "attention_scores", "transformer"), 2ULL * 14174331136ULL);
+    const vp_estimate *i2 = t_estimate(t_plan(t_fmt(inf, ",\"code\":\"official\""), tr, NULL));
+    assert_u64_equal(t_component(i2, 0, "attention_mask", "transformer"), 0);
+}
+
 static void published_within_10(void **s) {
     (void)s;
     const published ps[] = {
@@ -869,18 +903,47 @@ static void published_within_10(void **s) {
          * after precomputing (precompute.c; the log's "after precomputing conditions" 14.232 GiB allocated is the two
          * encoders, modelled 14.27). Fits 80 GB */
         {"HunyuanVideo LoRA r128 GC AdamW 49x512x768 precomputed (finetrainers: 42.387 GiB reserved)",
-         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"precompute\":true,\"vae_tiling\":true,\"vae_slicing\":true}}",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"precompute\":true,\"vae_tiling\":true,\"vae_slicing\":true,\"diffusers\":\"0.32\"}}",
          HY_LORA, "reserved", 42.387, 0, 1},
-        /* finetrainers README support matrix (d220aac), "Min. LoRA VRAM", FP8 layerwise casting (reserved GiB, rounded up;
-         * the HunyuanVideo row and the reading are in published_misses): fp32 adapters (trainer.py lines 452-454) and the
-         * recomputed block's bf16 weight copies (fp8_layerwise). 4.90 GiB (-1.9%) and 16.65 GiB (-7.5%); before 3.66
-         * (-26.8%) and 15.68 (-12.9%) */
+        /* finetrainers README support matrix (d220aac, 15 Jan 2025), "Min. LoRA VRAM": "training-only, no validation, at
+         * resolution 49x512x768, rank 128, with pre-computation, using FP8 weights & gradient checkpointing"
+         * (--layerwise_upcasting_modules transformer, quant "fp8"; bf16 compute, AdamW). The same table's full fine-tune
+         * column (21 GB LTX, 53 GB CogVideoX-5b) is the docs' max_memory_reserved (20.357, 52.939 GiB) rounded up, so these
+         * are read as reserved GiB, rounded up. Nothing is left cached by the precomputation (as in the full fine-tune
+         * logs of e5df80c). The trainer of d220aac casts the LoRA parameters to fp32 (trainer.py prepare_optimizer, lines
+         * 452-454: cast_training_params([self.transformer], dtype=torch.float32) for every LoRA run; the trainer of the
+         * bf16 LoRA logs, 0db7bf2, did it under fp16 only) and keeps PEFT from giving them the float8 dtype (patches.py
+         * _perform_patch_move_adapter_to_device_of_base_layer): fp32 adapters, gradients and AdamW states, and PEFT's fp32
+         * cast of each adapted Linear's input. Layerwise casting's bf16 copies (fp8_layerwise, timeline_train.c): the
+         * recomputed block's float8 Linears at its backward. 4.90 GiB (-1.9%) and 16.65 GiB (-7.5%). Before: bf16 adapters
+         * and one Linear upcast at a time, 3.66 / 15.68 (-26.8% / -12.9%); with the copies alone 3.76 / 15.82 */
         {"LTX-Video LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 5 GB)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
          one("ltx-video", ",\"quant\":\"fp8\"" LORA128_FP32), "reserved", 5.0, 1, 1},
         {"CogVideoX-5b LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 18 GB)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
          one("cogvideox-5b", ",\"quant\":\"fp8\"" LORA128_FP32), "reserved", 18.0, 1, 1},
+        /* finetrainers docs/training/hunyuan_video.md (see the precomputed row), **without precomputation**: the encoders
+         * and the VAE on the GPU, encoding every step; the training steps' max_memory_reserved is the "before validation
+         * start" 56.266 GiB (39.747 allocated; the peaks are reset after validation, so "after epoch 1" reads 40.910).
+         * The run's diffusers is 0.32's HunyuanVideo (finetrainers 0db7bf2, 21 Dec 2024, between PR #10136 of 16 Dec and
+         * PR #10548 of 14 Jan 2025): a (1, N, N) bool attention mask over the 20,224 joint tokens (0.38 GiB, held by every
+         * checkpointed block until its backward) and, in the recomputed block, SDPA's bf16 additive bias of it (0.76 GiB,
+         * saved by the memory-efficient kernel, which runs because flash takes no mask): diffusion_workload.c,
+         * activations_dit.c. Predicted 51.25 GiB reserved (-8.9%); before the mask, 50.10 (-11.0%) */
+        {"HunyuanVideo LoRA r128 GC AdamW 49x512x768 no precompute (finetrainers: 56.266 GiB reserved)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"vae_tiling\":true,\"vae_slicing\":true,\"diffusers\":\"0.32\"}}",
+         HY_LORA, "reserved", 56.266, 0, 1},
+        /* finetrainers README support matrix (d220aac, 15 Jan 2025), "Min. LoRA VRAM": "training-only, no validation, at
+         * resolution 49x512x768, rank 128, with pre-computation, using FP8 weights & gradient checkpointing"
+         * (--layerwise_upcasting_modules transformer, quant "fp8"; bf16 compute, AdamW), read as reserved GiB rounded up
+         * (see the LTX-Video and CogVideoX-5b FP8 rows above, the same plan). requirements.txt at d220aac:
+         * diffusers>=0.32.1, whose newest release until 15 Jan 2025 was 0.32.1 (the (B, N, N) HunyuanVideo mask; v0.32.2
+         * of 15 Jan has the (B, 1, 1, N) one): "diffusers": "0.32". Predicted 29.75 GiB (-7.0%); before the mask 28.60
+         * (-10.6%); before fp32 adapters and layerwise casting's saved copies 26.52 (-17.1%) */
+        {"HunyuanVideo LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 32 GB)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"diffusers\":\"0.32\"}}",
+         one("hunyuanvideo", ",\"quant\":\"fp8\"" LORA128_FP32), "reserved", 32.0, -1, 1},
     };
     check_published(ps, sizeof ps / sizeof ps[0]);
 }
@@ -992,34 +1055,6 @@ static void published_misses(void **s) {
         {"FLUX.1-dev bf16 LoRA r4 GC 8-bit AdamW 512x768 (HF blog: 26 GB)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":1,\"height\":768,\"width\":512}",
          FLUX_LORA4("lora", "bf16"), "allocated", 26.0, -1, 1},
-        /* finetrainers docs/training/hunyuan_video.md (see the precomputed row), **without precomputation**: the encoders
-         * and the VAE on the GPU, encoding every step; the training steps' max_memory_reserved is the "before validation
-         * start" 56.266 GiB (39.747 allocated; the peaks are reset after validation, so "after epoch 1" reads 40.910).
-         * Predicted 50.10 GiB reserved (-11.0%). The two runs differ by 13.9 GiB, about the resident encoders and VAE
-         * (14.67 GiB), so the gap is the step's own tensors (~16-18 GiB beyond the weights in both runs, ~10 modelled).
-         * The 720p inference row's gap was the allocator's with the official blocks (hunyuan_official); this run trains
-         * diffusers' blocks, and whether accelerate's autocast makes their LayerNorm outputs fp32 is not checked */
-        {"HunyuanVideo LoRA r128 GC AdamW 49x512x768 no precompute (finetrainers: 56.266 GiB reserved)",
-         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"vae_tiling\":true,\"vae_slicing\":true}}",
-         HY_LORA, "reserved", 56.266, 0, 1},
-        /* finetrainers README support matrix (d220aac, 15 Jan 2025), "Min. LoRA VRAM": "training-only, no validation, at
-         * resolution 49x512x768, rank 128, with pre-computation, using FP8 weights & gradient checkpointing"
-         * (--layerwise_upcasting_modules transformer, quant "fp8"; bf16 compute, AdamW). The same table's full fine-tune
-         * column (21 GB LTX, 53 GB CogVideoX-5b) is the docs' max_memory_reserved (20.357, 52.939 GiB) rounded up, so these
-         * are read as reserved GiB, rounded up. Nothing is left cached by the precomputation (as in the full fine-tune
-         * logs of e5df80c). The trainer of d220aac casts the LoRA parameters to fp32 (trainer.py prepare_optimizer, lines
-         * 452-454: cast_training_params([self.transformer], dtype=torch.float32) for every LoRA run; the trainer of the
-         * bf16 LoRA logs, 0db7bf2, did it under fp16 only) and keeps PEFT from giving them the float8 dtype (patches.py
-         * _perform_patch_move_adapter_to_device_of_base_layer): fp32 adapters, gradients and AdamW states, and PEFT's fp32
-         * cast of each adapted Linear's input. Layerwise casting's bf16 copies (fp8_layerwise, timeline_train.c): the
-         * recomputed block's float8 Linears at its backward. Predicted 4.90 / 16.65 / 28.60 GiB: -1.9% / -7.5% / -10.6%
-         * (LTX-Video and CogVideoX-5b are now in published_within_10, the same plans).
-         * Before: bf16 adapters and one Linear upcast at a time, 3.66 / 15.68 / 26.52 (-26.8% / -12.9% / -17.1%); with the
-         * copies alone 3.76 / 15.82 / 26.66 (-24.8% / -12.1% / -16.7%); before the "norm"-named modulation Linears were
-         * kept in bf16: 3.66 / 15.04 / 23.30 */
-        {"HunyuanVideo LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 32 GB)",
-         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
-         one("hunyuanvideo", ",\"quant\":\"fp8\"" LORA128_FP32), "reserved", 32.0, -1, 1},
     };
     check_published(ps, sizeof ps / sizeof ps[0]);
 }
@@ -1036,7 +1071,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(tokens),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
-        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032),
         cmocka_unit_test(unlearning_scenario),
     };
     const struct CMUnitTest pub[] = {cmocka_unit_test(published_within_10), cmocka_unit_test(published_claims)};
