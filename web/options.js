@@ -226,6 +226,14 @@ export const DIFFUSION_OFFLOAD = [
   { value: 'sequential', label: 'enable_sequential_cpu_offload (one submodule at a time)' },
 ];
 
+// the diffusers release whose code ran (plan workload.diffusion.diffusers, core/src/diffusers.h): where an older
+// release kept more memory (CogVideoX's VAE decode in 0.30, HunyuanVideo's N × N attention mask in 0.32)
+export const DIFFUSERS_RELEASES = [
+  { value: 'current', label: 'current' },
+  { value: '0.32', label: '0.32.0–0.32.1 (HunyuanVideo N × N attention mask)' },
+  { value: '0.30', label: '0.30.1–0.30.3 (CogVideoX VAE decode)' },
+];
+
 export const KV_DTYPES = [
   { value: 'bf16', label: 'bf16' },
   { value: 'fp16', label: 'fp16' },
@@ -417,7 +425,7 @@ export const CHOICES = {
   'workload.mode': MODES.map((o) => o.value),
   'workload.kv_dtype': KV_DTYPES.map((o) => o.value),
   'workload.diffusion.offload': DIFFUSION_OFFLOAD.map((o) => o.value),
-  'workload.diffusion.diffusers': ['current', '0.30', '0.32'],
+  'workload.diffusion.diffusers': DIFFUSERS_RELEASES.map((o) => o.value),
   'workload.diffusion.code': ['diffusers', 'official'],
   'hardware.source': ['preset', 'probe'],
   'parallel.framework': FRAMEWORKS.map((o) => o.value),
@@ -478,6 +486,7 @@ export const ERROR_FIELDS = [
   ['workload.width', 'width'],
   ['workload.diffusion.offload', 'diff-offload'],
   ['workload.diffusion.precompute', 'diff-precompute'],
+  ['workload.diffusion.diffusers', 'diff-diffusers'],
   ['workload', 'workload-fieldset'],
   ['hardware.probe', 'probe-text'],
   ['hardware.device', 'probe-device'],

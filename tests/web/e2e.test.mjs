@@ -398,6 +398,35 @@ const deviceRows = (page, index) => page.$$eval(`#devices article.device[data-in
   id: tr.dataset.c, instance: tr.dataset.instance || '', bytes: Number(tr.querySelector('[data-bytes]').dataset.bytes),
 })));
 
+test('the diffusers release: 0.32 gives HunyuanVideo its N × N attention mask, as the CLI does', async (t) => {
+  const { context, page, log } = await openPage();
+  let n = await estimates(page);
+  await page.fill('#preset-search', 'hunyuan');
+  await page.selectOption('#preset', 'hunyuanvideo');
+  await settled(page, n);
+  for (const [id, v] of [['#batch', '1'], ['#frames', '49'], ['#height', '512'], ['#width', '768']]) {
+    n = await estimates(page);
+    await page.fill(id, v);
+    await settled(page, n);
+  }
+  assert.equal(await page.isVisible('#diff-diffusers'), true);
+  assert.equal(await page.inputValue('#diff-diffusers'), 'current');
+  assert.equal((await deviceRows(page, 0)).some((r) => r.id === 'attention_mask'), false);
+  n = await estimates(page);
+  await page.selectOption('#diff-diffusers', '0.32');
+  await settled(page, n);
+  const plan = await page.evaluate(() => window.__vramplan.plan());
+  assert.deepEqual(plan.workload.diffusion, { diffusers: '0.32' });
+  const { by, est } = await referenceEstimate(plan);
+  t.diagnostic(`reference: ${by}`);
+  const rows = await deviceRows(page, 0);
+  assert.deepEqual(rows, est.devices[0].components.map((c) => ({ id: c.id, instance: c.instance, bytes: c.bytes })));
+  // batch 1 at 49×512×768: 20,224 joint tokens, a 20,224² B bool mask (docs/diffusion.md)
+  assert.equal(rows.find((r) => r.id === 'attention_mask')?.bytes, 20224 * 20224);
+  assertClean(log);
+  await context.close();
+});
+
 test('the DPO example does not fit, shows the reference in GPU 0, and fits after applying 8-bit AdamW', async (t) => {
   const { context, page, log } = await openPage();
   assert.equal(await page.locator('#examples-list button').count(), readdirSync(EXAMPLES).filter((f) => f.endsWith('.json')).length);

@@ -12,6 +12,7 @@ const NUMBERS = [['batch', 'batch'], ['seq', 'seq'], ['grad_accum', 'grad-accum'
 export function build() {
   fillSelect($('kv-dtype'), O.KV_DTYPES);
   fillSelect($('diff-offload'), O.DIFFUSION_OFFLOAD);
+  fillSelect($('diff-diffusers'), O.DIFFUSERS_RELEASES);
 }
 
 export function read(s) {
