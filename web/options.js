@@ -219,6 +219,13 @@ export const AFTER_USE = [
   { value: 'cpu_empty_cache', label: 'moved to the CPU, then torch.cuda.empty_cache()' },
 ];
 
+// diffusers' group offloading of one pipeline component (plan instances[].group_offload, core/src/diffusion_plan.c)
+export const GROUP_OFFLOAD = [
+  { value: 'none', label: 'none' },
+  { value: 'leaf_level', label: 'leaf_level (one Linear / Conv at a time)' },
+  { value: 'block_level', label: 'block_level (blocks per group)' },
+];
+
 // diffusers pipelines' offload modes (plan workload.diffusion.offload, core/src/diffusion_plan.c)
 export const DIFFUSION_OFFLOAD = [
   { value: 'none', label: 'none (every component on the GPU)' },
@@ -334,6 +341,9 @@ export const DEFAULT_INSTANCE = deepFreeze({
                              // leaves "impl" out again while it still holds (added within v2)
   autocast_cache: true,      // torch.autocast(cache_enabled=...); false: Lightning >= 2.6
   after_use: 'stay',         // diffusion inference: stay | cpu | cpu_empty_cache once its phase is over (added within v2)
+  group_offload: 'none',     // diffusion inference: diffusers group offloading, none | leaf_level | block_level (added within v2)
+  group_blocks: 1,           //   block_level's num_blocks_per_group (added within v2)
+  group_stream: false,       //   use_stream: the next group prefetched (added within v2)
   edited_layers: '',         // functional_copy: the last blocks the edit replaces ('' = the core's default, 3)
   infer_precision: 'bf16',   // inference
   quant: 'none',             // frozen base weights of lora / adapter / frozen (qlora uses lora.quant)
@@ -449,6 +459,7 @@ export const CHOICES = {
   'instance.activations': ACTIVATIONS.map((o) => o.value),
   'instance.placement': PLACEMENTS.map((o) => o.value),
   'instance.after_use': AFTER_USE.map((o) => o.value),
+  'instance.group_offload': GROUP_OFFLOAD.map((o) => o.value),
 };
 
 export const PREFERRED_DEFAULTS = {
@@ -548,6 +559,9 @@ export const INSTANCE_ERROR_FIELDS = [
   ['logprobs_fp32', 'logprobs'],
   ['autocast_cache', 'autocast-cache'],
   ['after_use', 'after-use'],
+  ['group_offload.num_blocks_per_group', 'group-blocks'],
+  ['group_offload.use_stream', 'group-stream'],
+  ['group_offload', 'group-offload'],
   ['edited_layers', 'edited-layers'],
   ['placement.stream_to', 'placement-device'],
   ['placement.device', 'placement-device'],

@@ -148,6 +148,12 @@ function instanceOf(state, i, names) {
     if (inst.autocast_cache === false) out.autocast_cache = false;
   } else if (inst.autocast_cache === false && /^amp_/.test(inst.infer_precision)) out.autocast_cache = false;
   if (!train && inst.after_use && inst.after_use !== 'stay') out.after_use = inst.after_use;
+  if (!train && inst.group_offload && inst.group_offload !== 'none') {
+    const g = { type: inst.group_offload };
+    if (inst.group_offload === 'block_level' && !blank(inst.group_blocks) && num(inst.group_blocks) !== 1) g.num_blocks_per_group = num(inst.group_blocks);
+    if (inst.group_stream) g.use_stream = true;
+    out.group_offload = g;
+  }
   if (inst.role === 'functional_copy' && !blank(inst.edited_layers)) out.edited_layers = num(inst.edited_layers);
   const pl = placementOf(inst);
   if (pl) out.placement = pl;

@@ -380,7 +380,7 @@ export function migrateV1(v1) {
 
 const INSTANCE_KEYS = ['name', 'role', 'model', 'precision', 'quant', 'double_quant', 'finetune', 'optimizer',
   'grad_ckpt', 'attn', 'activations', 'passes', 'placement', 'shares_weights_with', 'logprobs_fp32',
-  'autocast_cache', 'edited_layers', 'after_use'];
+  'autocast_cache', 'edited_layers', 'after_use', 'group_offload'];
 const PARALLEL_KEYS = ['dp', 'tp', 'pp', 'vpp', 'ep', 'sp', 'microbatches', 'zero', 'framework', 'fsdp',
   'offload_optimizer', 'offload_params', 'activation_offload', 'distributed_optimizer', 'selective_recompute',
   'gradient_as_bucket_view', 'reduce_bucket_size', 'allgather_bucket_size', 'sub_group_size', 'grad_accum_dtype',
@@ -594,6 +594,14 @@ export function planToState(plan, presetType = () => '') {
     // inference keeps it where autocast runs (amp_* weights; diffusion pipelines in fp32 under autocast)
     if (!train && !inst.autocast_cache && !/^amp_/.test(inst.infer_precision)) dropped.push(`${p}.autocast_cache`);
     inst.after_use = str(x.after_use, `${p}.after_use`, O.CHOICES['instance.after_use'], 'stay');
+    // diffusers group offloading (the core: diffusion inference only)
+    const go = obj(x.group_offload, `${p}.group_offload`);
+    only(go, `${p}.group_offload`, ['type', 'num_blocks_per_group', 'use_stream']);
+    if (x.group_offload !== undefined && isObject(x.group_offload) && go.type === undefined) invalid.push(`${p}.group_offload.type`);
+    inst.group_offload = str(go.type, `${p}.group_offload.type`, O.CHOICES['instance.group_offload'], 'none');
+    inst.group_blocks = numb(go.num_blocks_per_group, `${p}.group_offload.num_blocks_per_group`, 1);
+    inst.group_stream = bool(go.use_stream, `${p}.group_offload.use_stream`, false);
+    if (train && inst.group_offload !== 'none') dropped.push(`${p}.group_offload`);
     // the core: edited_layers belongs to functional_copy (0 elsewhere is accepted and means nothing)
     const edited = numb(x.edited_layers ?? undefined, `${p}.edited_layers`, '');
     if (inst.role === 'functional_copy') inst.edited_layers = edited;

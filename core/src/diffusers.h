@@ -6,6 +6,7 @@
 #define VP_DIFFUSERS_H
 
 #include "arch.h"
+#include "plan.h"
 
 typedef enum {
     VP_DC_NONE = 0,
@@ -85,6 +86,12 @@ typedef struct {
  * PR #10136, 16 Dec 2024, to PR #10548, 14 Jan 2025: HunyuanVideo's (B, N, N) attention mask; the VAE decodes
  * are today's) */
 enum { VP_DIFFUSERS_CURRENT = 0, VP_DIFFUSERS_0_30, VP_DIFFUSERS_0_32 };
+/* instances[].group_offload: {"type": "leaf_level" | "block_level", "num_blocks_per_group": N, "use_stream": bool},
+ * diffusers' group offloading of one pipeline component (inference only; diffusion_plan.c). */
+vp_status vp_parse_group_offload(const struct cJSON *o, const char *p, int mode, vp_instance *in, vp_error *err);
+/* The share of a group-offloaded component's parameters on the GPU while it runs (0..1), and a line saying which
+ * (diffusion_plan.c). */
+double vp_diff_group_share(const vp_instance *in, char *why, size_t n);
 /* Bytes per token of the (batch, N, N) bool attention mask diffusers 0.32's HunyuanVideoTransformer3DModel
  * builds over its N joint tokens and hands every block's SDPA (0 for every other model, version and code;
  * diffusion_workload.c). */

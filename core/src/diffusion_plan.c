@@ -14,6 +14,8 @@
  *   model's own repository code instead of diffusers' pipeline: HunyuanVideo's sample_video.py (Tencent/HunyuanVideo
  *   at e965abb), whose transformer step is events_hunyuan.c and whose transformer stays on the GPU under
  *   sequential offload}. */
+#include <stdio.h>
+
 #include "diffusers.h"
 #include "plan.h"
 #include "terms.h"
@@ -96,7 +98,86 @@ vp_status vp_diffusion_check_magnitudes(const vp_plan *plan, vp_error *err) {
 }
 
 int vp_diff_resident(const vp_plan *plan, const vp_instance *in) {
+    if (in->group_offload != VP_GROUP_OFFLOAD_NONE) return 0; /* on the CPU but while it runs (vp_diff_group_share) */
     if (plan->diff.offload == VP_DIFF_OFFLOAD_NONE || !in->arch.dclass) return 1;
     return plan->diff.code == VP_DIFF_CODE_OFFICIAL && plan->diff.offload == VP_DIFF_OFFLOAD_SEQUENTIAL &&
            VP_DC_IS_DIT(in->arch.dclass);
+}
+
+/* instances[].group_offload: diffusers' group offloading of one component (src/diffusers/hooks/group_offloading.py at
+ * 58eb52c0; `pipeline.transformer.enable_group_offload(...)` / `apply_group_offloading(module, ...)`):
+ *   {"type": "leaf_level" | "block_level", "num_blocks_per_group": N (block_level, default 1), "use_stream": bool}.
+ * The component lives on the CPU and only the running group's weights are on the GPU while it runs
+ * (ModuleGroup.onload_ / offload_ around each group's forward); inference pipelines only. */
+vp_status vp_parse_group_offload(const cJSON *o, const char *p, int mode, vp_instance *in, vp_error *err) {
+    static const char *const keys[] = {"type", "num_blocks_per_group", "use_stream", NULL};
+    static const char *const k_type[] = {"none", "leaf_level", "block_level", NULL}; /* order of VP_GROUP_OFFLOAD_* */
+    char path[128];
+    vp_status st;
+    in->group_offload = VP_GROUP_OFFLOAD_NONE;
+    in->group_blocks = 1;
+    in->group_stream = 0;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "group_offload");
+    if (!g || cJSON_IsNull(g)) return VP_OK;
+    vp_path_key(path, sizeof path, p, "group_offload");
+    if (!cJSON_IsObject(g)) return vp_fail(err, VP_ERR_FIELD, path, "%s must be an object", path);
+    if ((st = vp_json_only_keys(g, path, keys, err))) return st;
+    char tpath[160];
+    vp_path_key(tpath, sizeof tpath, path, "type");
+    if (!cJSON_GetObjectItemCaseSensitive(g, "type"))
+        return vp_fail(err, VP_ERR_FIELD, tpath, "missing required field %s (\"leaf_level\" or \"block_level\")", tpath);
+    if ((st = vp_json_opt_enum(g, path, "type", k_type, &in->group_offload, err))) return st;
+    if ((st = vp_json_opt_int(g, path, "num_blocks_per_group", 1, 4096, &in->group_blocks, err))) return st;
+    if ((st = vp_json_opt_bool(g, path, "use_stream", &in->group_stream, err))) return st;
+    if (in->group_offload == VP_GROUP_OFFLOAD_NONE) return VP_OK;
+    if (mode != VP_MODE_INFER)
+        return vp_fail(err, VP_ERR_FIELD, path,
+                       "%s: group offloading is modelled for diffusion inference pipelines (workload.mode \"infer\")", path);
+    if (!in->arch.dclass)
+        return vp_fail(err, VP_ERR_FIELD, path,
+                       "%s: group offloading is modelled for the components of a diffusion pipeline (a DiT, a VAE, a text "
+                       "encoder)", path);
+    /* _apply_group_offloading_block_level: "Using streams is only supported for num_blocks_per_group=1" (it warns
+     * and sets 1) */
+    if (in->group_offload == VP_GROUP_OFFLOAD_BLOCK && in->group_stream) in->group_blocks = 1;
+    return VP_OK;
+}
+
+/* What of a group-offloaded component is on the GPU while it runs, as a share of its parameters:
+ *   leaf_level (_apply_group_offloading_leaf_level): one group per Conv / Linear leaf (and the parameters of each
+ *     other module with its module), onloaded at that module's forward and offloaded after it: the largest leaf;
+ *     with use_stream the LazyPrefetchGroupOffloadingHook onloads the next group while one runs, so two;
+ *   block_level (_apply_group_offloading_block_level): groups of num_blocks_per_group blocks of each top-level
+ *     ModuleList (a DiT's transformer_blocks, a LlamaModel's layers), plus one group of every other top-level module
+ *     and parameter, onloaded for the whole forward (the "unmatched" group: embeddings, norm_out, proj_out); with
+ *     use_stream one block per group and the next group prefetched. A model with no ModuleList among its top-level
+ *     children (T5EncoderModel / UMT5EncoderModel: shared, encoder; CLIPTextModel: text_model; the VAEs: encoder,
+ *     decoder) is a single unmatched group: all of it is on the GPU while it runs, and none of it after. */
+double vp_diff_group_share(const vp_instance *in, char *why, size_t n) {
+    const vp_arch *a = &in->arch;
+    double params = (double)a->d.params;
+    if (in->group_offload == VP_GROUP_OFFLOAD_NONE || params <= 0) return 1.0;
+    double share = 1.0;
+    int w = 0;
+    if (in->group_offload == VP_GROUP_OFFLOAD_LEAF) {
+        double k = in->group_stream ? 2.0 : 1.0;
+        share = k * (double)a->d.largest_tensor / params;
+        w = snprintf(why, n, "group offloading, leaf_level: the running Linear / Conv leaf%s (the largest %lld parameters)",
+                     in->group_stream ? " and the next one (use_stream prefetch)" : "", (long long)a->d.largest_tensor);
+    } else {
+        int listed = VP_DC_IS_DIT(a->dclass) || a->dclass == VP_DC_LLAMA_ENC;
+        int64_t blocks = VP_DC_IS_DIT(a->dclass) ? a->layers + a->d.blocks2 : a->layers;
+        if (listed && blocks > 0 && a->d.blocks_total > 0) {
+            int64_t k = in->group_stream ? 2 : (in->group_blocks < blocks ? in->group_blocks : blocks);
+            double rest = params - (double)a->d.blocks_total;
+            share = (rest + (double)k * (double)a->d.blocks_total / (double)blocks) / params;
+            w = snprintf(why, n, "group offloading, block_level: %lld of %lld blocks%s and the modules outside the block list",
+                         (long long)k, (long long)blocks, in->group_stream ? " (one group and the prefetched next)" : "");
+        } else {
+            w = snprintf(why, n, "group offloading, block_level: no block list among its top-level modules, so the "
+                                 "whole model is one group, on the GPU while it runs");
+        }
+    }
+    if (w < 0 && n) why[0] = '\0';
+    return share < 1.0 ? share : 1.0;
 }

@@ -144,6 +144,18 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
             int is = stage == 0 ? VP_DC_IS_TEXT(a->dclass) : stage == 1 ? VP_DC_IS_DIT(a->dclass) || !a->dclass
                                                                        : VP_DC_IS_VAE(a->dclass);
             if (!is || cs[i].in->activations == VP_ACT_NONE) continue;
+            if (cs[i].in->group_offload != VP_GROUP_OFFLOAD_NONE) {
+                /* group offloading (diffusion_plan.c vp_diff_group_share): its running group's weights, onloaded for
+                 * the phase and offloaded after it (the freed segments stay cached) */
+                char why[200];
+                double w = (double)(cs[i].ds.weights.bytes + cs[i].ds.quant.bytes) * vp_diff_group_share(cs[i].in, why, sizeof why);
+                if (stage == 2) e->phase = VP_PH_DECODE;
+                int32_t g = vp_ev_alloc(e, (int64_t)(w + 0.5));
+                alloc_casts(&cs[i], e, &casts);
+                phase(plan, &cs[i], dit, e);
+                vp_ev_free(e, g);
+                continue;
+            }
             if (mode == VP_DIFF_OFFLOAD_MODEL && a->dclass) {
                 /* accelerate's hook: the previous component goes back to the CPU when this one's forward starts */
                 if (prev >= 0) {

@@ -87,6 +87,9 @@ typedef struct {
     int precision_set;   /* "precision" was given (otherwise a framework may choose its own: precision.c) */
     int autocast_cache;  /* torch.autocast(cache_enabled=...): casts of fp32 weights kept until autocast exits */
     int after_use;       /* VP_AFTER_USE_*: a diffusion component the script moves to the CPU after its phase (offload none) */
+    int group_offload;   /* VP_GROUP_OFFLOAD_*: diffusers group offloading of this component (inference pipelines) */
+    int64_t group_blocks; /* block_level: num_blocks_per_group */
+    int group_stream;    /* use_stream: the next group is onloaded while the current one runs */
     int impl_set;        /* "optimizer.impl" was given (otherwise a framework may choose its own) */
 } vp_instance;
 
@@ -94,6 +97,9 @@ typedef struct {
  * phase is over: keep it on the GPU, model.cpu() (its weights freed into the allocator's cache), or model.cpu() then
  * torch.cuda.empty_cache() (Wan's own wan/text2video.py: T5 lines 178-179, the DiT lines 257-259). */
 enum { VP_AFTER_USE_STAY = 0, VP_AFTER_USE_CPU, VP_AFTER_USE_CPU_EMPTY_CACHE };
+/* instances[].group_offload (diffusion inference): diffusers' apply_group_offloading / enable_group_offload
+ * (src/diffusers/hooks/group_offloading.py), what is on the GPU of that component while it runs (diffusion_plan.c). */
+enum { VP_GROUP_OFFLOAD_NONE = 0, VP_GROUP_OFFLOAD_LEAF, VP_GROUP_OFFLOAD_BLOCK };
 typedef enum { VP_FW_TORCH = 0, VP_FW_DEEPSPEED, VP_FW_FSDP, VP_FW_MEGATRON } vp_framework;
 typedef enum { VP_FSDP_FULL_SHARD = 0, VP_FSDP_SHARD_GRAD_OP, VP_FSDP_HYBRID_SHARD, VP_FSDP_NO_SHARD } vp_fsdp;
 

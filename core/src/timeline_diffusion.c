@@ -58,6 +58,15 @@ static void weights_for(const vp_plan *plan, vp_moment *m, const vp_inst_calc *c
     int mode = plan->diff.offload;
     for (int i = 0; i < n; i++) {
         const vp_inst_calc *c = &cs[i];
+        if (c->in->group_offload != VP_GROUP_OFFLOAD_NONE) { /* instances[].group_offload (diffusion_plan.c) */
+            if (i != run) continue;
+            char why[200];
+            double share = vp_diff_group_share(c->in, why, sizeof why);
+            double w = (double)(c->ds.weights.bytes + c->ds.quant.bytes);
+            vp_moment_add(m, &c->owner, "weights", "Weights (group offloading)", (int64_t)(w * share + 0.5),
+                          "%s: %.1f%% of its %.2f GiB", why, 100.0 * share, w / 1073741824.0);
+            continue;
+        }
         if (vp_diff_resident(plan, c->in)) {
             /* a component the script moved to the CPU once its own phase was over (instances[].after_use) */
             if (c->in->after_use != VP_AFTER_USE_STAY && c->in->arch.dclass && phase_order(c, i) < phase_order(&cs[run], run))
@@ -98,7 +107,7 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
     vp_moment_init(base, "load");
     base->quiet = plan->quiet;
     for (int i = 0; i < n; i++)
-        if (plan->diff.offload == VP_DIFF_OFFLOAD_NONE || (cs[i].in->arch.dclass && vp_diff_resident(plan, cs[i].in)))
+        if (vp_diff_resident(plan, cs[i].in))
             vp_add_resident(base, &cs[i], 0);
     vp_moment_add(base, &dev, "cublas_workspace", "cuBLAS workspace", vp_cublas_workspace_bytes(),
                   "32 MiB allocated by the first GEMM through PyTorch's allocator (measured, H100/PyTorch 2.11)");

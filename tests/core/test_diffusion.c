@@ -436,6 +436,62 @@ static void offload_modes(void **s) {
     assert_string_equal(none->devices[0].phases[3].name, "vae_decode");
 }
 
+/* instances[].group_offload (diffusion_plan.c vp_diff_group_share; diffusers hooks/group_offloading.py), as the
+ * diffusers docs' Wan2.1-T2V-14B example runs it (docs/source/en/api/pipelines/wan.md at 58eb52c0): the UMT5 text
+ * encoder under apply_group_offloading(block_level, num_blocks_per_group=4), the transformer under
+ * enable_group_offload(leaf_level, use_stream=True), the fp32 VAE moved to the GPU by pipeline.to("cuda"), 81x480x832.
+ *  - UMT5EncoderModel's top-level children are `shared` and `encoder` (a UMT5Stack, not a ModuleList), so block_level
+ *    finds no block list: one unmatched group, the whole encoder on the GPU while it runs, 5,680,910,336 × 2 B =
+ *    11,361,820,672 B, and none of it after;
+ *  - leaf_level with a stream: the running Linear and the prefetched next, at most 2 × the FFN's 5120 × 13824 =
+ *    70,778,880 parameters × 2 B = 283,115,520 B during the steps;
+ *  - block_level on the transformer with 2 blocks per group: the 2 blocks (351,394,304 parameters each: 4 q/k/v/out
+ *    Linears with biases in each of 2 attentions 104,888,320 + norm2 10,240 + FFN 141,576,704 + scale_shift_table
+ *    30,720) and everything outside transformer_blocks (14,288,491,584 - 40 × 351,394,304 = 232,719,424):
+ *    935,508,032 × 2 B = 1,871,016,064 B; use_stream means one block per group and the next prefetched, the same;
+ *    40 per group is the whole model.
+ * The peak is the text encoder's phase: the encoder, the VAE (126,892,531 × 4 B) and the encoder's forward. */
+static void group_offload(void **s) {
+    (void)s;
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832}";
+    const char *fmt = "{\"name\":\"text_encoder\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.1-t2v-14b/text_encoder\"},"
+                      "\"precision\":\"bf16\",\"activations\":\"no_grad\",\"group_offload\":{\"type\":\"block_level\",\"num_blocks_per_group\":4}},"
+                      "{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.1-t2v-14b\"},\"precision\":\"bf16\","
+                      "\"activations\":\"no_grad\",\"group_offload\":%s},"
+                      "{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.1-t2v-14b/vae\"},\"precision\":\"fp32\","
+                      "\"activations\":\"no_grad\"}";
+    const vp_estimate *e = t_estimate(t_plan(wl, t_fmt(fmt, "{\"type\":\"leaf_level\",\"use_stream\":true}"), NULL));
+    const vp_device *d = &e->devices[0];
+    assert_string_equal(d->peak_phase, "text_encoder");
+    assert_u64_equal(t_component(e, 0, "weights", "text_encoder"), 11361820672ULL);
+    assert_u64_equal(t_component(e, 0, "weights", "transformer"), 0); /* on the CPU outside its phase */
+    assert_u64_equal(t_component(e, 0, "weights", "vae"), 126892531ULL * 4);
+    assert_u64_equal(d->peak_alloc_bytes, 11361820672ULL + 126892531ULL * 4 + t_component(e, 0, "inference_temp", "text_encoder") +
+                                              t_component(e, 0, "cublas_workspace", NULL));
+    /* during the steps: the transformer's group(s), the VAE, the step's temporaries */
+    const vp_estimate *b2 = t_estimate(t_plan(wl, t_fmt(fmt, "{\"type\":\"block_level\",\"num_blocks_per_group\":2}"), NULL));
+    const vp_estimate *bs = t_estimate(t_plan(wl, t_fmt(fmt, "{\"type\":\"block_level\",\"use_stream\":true}"), NULL));
+    const vp_estimate *lf = t_estimate(t_plan(wl, t_fmt(fmt, "{\"type\":\"leaf_level\",\"use_stream\":true}"), NULL));
+    const vp_estimate *all = t_estimate(t_plan(wl, t_fmt(fmt, "{\"type\":\"block_level\",\"num_blocks_per_group\":40}"), NULL));
+    assert_u64_equal(t_component(lf, 0, "weights", "transformer"), 0); /* the peak is T5's phase: not there */
+    assert_u64_equal(t_phase(b2, 0, "transformer") - t_phase(lf, 0, "transformer"), 1871016064ULL - 283115520ULL);
+    assert_u64_equal(t_phase(bs, 0, "transformer"), t_phase(b2, 0, "transformer"));
+    assert_u64_equal(t_phase(all, 0, "transformer") - t_phase(lf, 0, "transformer"), 14288491584ULL * 2 - 283115520ULL);
+    /* refused: in training, on a model that is not a pipeline component, an unknown type or field */
+    const char *tr = "{\"name\":\"transformer\",\"model\":{\"preset\":\"wan2.1-t2v-1.3b\"},\"precision\":\"bf16\","
+                     "\"finetune\":{\"method\":\"lora\"},\"group_offload\":{\"type\":\"leaf_level\"}}";
+    t_expect_error(t_plan("{\"mode\":\"train\",\"batch\":1,\"frames\":17,\"height\":256,\"width\":256}", tr, NULL), VP_ERR_FIELD,
+                   "instances[0].group_offload");
+    t_expect_error(t_plan("{\"mode\":\"infer\",\"batch\":1,\"seq\":128}",
+                          "{\"name\":\"m\",\"model\":{\"preset\":\"gpt2\"},\"group_offload\":{\"type\":\"leaf_level\"}}", NULL),
+                   VP_ERR_FIELD, "instances[0].group_offload");
+    t_expect_error(t_plan(wl, t_fmt(fmt, "{\"type\":\"module_level\"}"), NULL), VP_ERR_UNSUPPORTED,
+                   "instances[1].group_offload.type");
+    t_expect_error(t_plan(wl, t_fmt(fmt, "{\"use_stream\":true}"), NULL), VP_ERR_FIELD, "instances[1].group_offload.type");
+    t_expect_error(t_plan(wl, t_fmt(fmt, "{\"type\":\"leaf_level\",\"stream\":true}"), NULL), VP_ERR_FIELD,
+                   "instances[1].group_offload.stream");
+}
+
 /* enable_model_cpu_offload and the allocator's cache: accelerate >= 0.34 calls clear_device_cache()
  * (torch.cuda.empty_cache()) right after the next component's hook offloads the previous one (hooks.py
  * CpuOffload.pre_forward, PR #2994), so T5-XXL's 8.87 GiB of freed segments go back to the driver before the
@@ -1071,7 +1127,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(tokens),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
-        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032),
         cmocka_unit_test(unlearning_scenario),
     };
     const struct CMUnitTest pub[] = {cmocka_unit_test(published_within_10), cmocka_unit_test(published_claims)};

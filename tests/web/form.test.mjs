@@ -76,6 +76,10 @@ test('diffusion pipelines: the core adds the components the page shows, and ever
     { ...r.plan, workload: { mode: 'infer', batch: 1, frames: 33, height: 480, width: 832 },
       instances: r.plan.instances.map((x, i) => (i === 0 ? { ...x, precision: 'amp_bf16', autocast_cache: false }
         : i === 1 ? { ...x, after_use: 'cpu_empty_cache' } : x)) },
+    // diffusers group offloading per component (instances[].group_offload), as the diffusers docs' Wan example runs it
+    { ...r.plan, workload: { mode: 'infer', batch: 1, frames: 49, height: 480, width: 720 },
+      instances: r.plan.instances.map((x, i) => (i === 0 ? { ...x, group_offload: { type: 'leaf_level', use_stream: true } }
+        : i === 1 ? { ...x, group_offload: { type: 'block_level', num_blocks_per_group: 4 } } : x)) },
     // HunyuanVideo's own inference code (workload.diffusion.code), as the README's figures ran it
     { ...base, workload: { mode: 'infer', batch: 1, frames: 129, height: 544, width: 960, diffusion: { code: 'official', offload: 'sequential' } },
       instances: JSON.parse(core.expandPipeline(JSON.stringify({ ...base, instances: [{ model: { preset: 'hunyuanvideo' } }] }), 0)).plan.instances },
@@ -88,6 +92,8 @@ test('diffusion pipelines: the core adds the components the page shows, and ever
   // a bad option is named, not taken
   const bad = planToState({ ...base, workload: { mode: 'infer', batch: 1, diffusion: { offload: 'gpu', turbo: true } } }, presetType);
   assert.deepEqual(bad.invalid.sort(), ['workload.diffusion.offload', 'workload.diffusion.turbo']);
+  const badGroup = planToState({ ...base, instances: [{ model: { preset: 'cogvideox-5b' }, group_offload: { type: 'module_level', stream: true } }] }, presetType);
+  assert.deepEqual(badGroup.invalid.sort(), ['instances[0].group_offload.stream', 'instances[0].group_offload.type']);
 });
 
 /** The GPU with the least headroom (the one suggestions are measured on). */

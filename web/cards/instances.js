@@ -13,6 +13,7 @@ export function build() {
   fillSelect($('activations'), O.ACTIVATIONS);
   fillSelect($('placement'), O.PLACEMENTS);
   fillSelect($('after-use'), O.AFTER_USE);
+  fillSelect($('group-offload'), O.GROUP_OFFLOAD);
 }
 
 /** The instance tabs (one radio per model instance). */
@@ -77,6 +78,9 @@ export function read(x) {
   x.logprobs_fp32 = $('logprobs').checked;
   x.autocast_cache = $('autocast-cache').checked;
   x.after_use = $('after-use').value;
+  x.group_offload = $('group-offload').value;
+  x.group_blocks = numVal($('group-blocks'));
+  x.group_stream = $('group-stream').checked;
   x.edited_layers = numVal($('edited-layers'));
   x.placement = $('placement').value;
   if ($('placement-device').value !== '') x.device = Number($('placement-device').value);
@@ -91,6 +95,9 @@ export function write(x) {
   $('logprobs').checked = !!x.logprobs_fp32;
   $('autocast-cache').checked = x.autocast_cache !== false;
   $('after-use').value = x.after_use || 'stay';
+  $('group-offload').value = x.group_offload || 'none';
+  $('group-blocks').value = String(x.group_blocks ?? 1);
+  $('group-stream').checked = !!x.group_stream;
   $('edited-layers').value = String(x.edited_layers ?? '');
   $('placement').value = x.placement;
   $('pinned').checked = !!x.pinned;
