@@ -143,6 +143,25 @@ vp_status vp_parse_group_offload(const cJSON *o, const char *p, int mode, vp_ins
     return VP_OK;
 }
 
+vp_status vp_group_offload_check(const vp_plan *plan, const vp_instance *in, const char *p, vp_error *err) {
+    if (in->group_offload == VP_GROUP_OFFLOAD_NONE) return VP_OK;
+    char path[128];
+    if (plan->diff.offload != VP_DIFF_OFFLOAD_NONE) {
+        vp_path_key(path, sizeof path, p, "group_offload");
+        return vp_fail(err, VP_ERR_FIELD, path,
+                       "%s: diffusers refuses enable_model_cpu_offload / enable_sequential_cpu_offload on a pipeline with a "
+                       "group-offloaded component (pipeline_utils.py _maybe_raise_error_if_group_offload_active); set "
+                       "workload.diffusion.offload to \"none\" or drop the group offloading", path);
+    }
+    if (in->after_use != VP_AFTER_USE_STAY) {
+        vp_path_key(path, sizeof path, p, "after_use");
+        return vp_fail(err, VP_ERR_FIELD, path,
+                       "%s: a group-offloaded component is already back on the CPU when its phase is over; leave after_use "
+                       "out", path);
+    }
+    return VP_OK;
+}
+
 /* What of a group-offloaded component is on the GPU while it runs, as a share of its parameters:
  *   leaf_level (_apply_group_offloading_leaf_level): one group per Conv / Linear leaf (and the parameters of each
  *     other module with its module), onloaded at that module's forward and offloaded after it: the largest leaf;

@@ -490,6 +490,12 @@ static void group_offload(void **s) {
     t_expect_error(t_plan(wl, t_fmt(fmt, "{\"use_stream\":true}"), NULL), VP_ERR_FIELD, "instances[1].group_offload.type");
     t_expect_error(t_plan(wl, t_fmt(fmt, "{\"type\":\"leaf_level\",\"stream\":true}"), NULL), VP_ERR_FIELD,
                    "instances[1].group_offload.stream");
+    /* diffusers itself refuses model / sequential offload beside group offloading; after_use has nothing to do */
+    const char *wl_model = "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832,\"diffusion\":{\"offload\":\"model\"}}";
+    t_expect_error(t_plan(wl_model, t_fmt(fmt, "{\"type\":\"leaf_level\"}"), NULL), VP_ERR_FIELD, "instances[0].group_offload");
+    const char *after = "{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.1-t2v-14b\"},"
+                        "\"activations\":\"no_grad\",\"after_use\":\"cpu\",\"group_offload\":{\"type\":\"leaf_level\"}}";
+    t_expect_error(t_plan(wl, after, NULL), VP_ERR_FIELD, "instances[0].after_use");
 }
 
 /* enable_model_cpu_offload and the allocator's cache: accelerate >= 0.34 calls clear_device_cache()
