@@ -344,6 +344,8 @@ export const DEFAULT_INSTANCE = deepFreeze({
   group_offload: 'none',     // diffusion inference: diffusers group offloading, none | leaf_level | block_level (added within v2)
   group_blocks: 1,           //   block_level's num_blocks_per_group (added within v2)
   group_stream: false,       //   use_stream: the next group prefetched (added within v2)
+  autocast16: false,         // diffusion training: the 16-bit DiT runs under torch.autocast (accelerate mixed_precision;
+                             // plan instances[].autocast) (added within v2)
   edited_layers: '',         // functional_copy: the last blocks the edit replaces ('' = the core's default, 3)
   infer_precision: 'bf16',   // inference
   quant: 'none',             // frozen base weights of lora / adapter / frozen (qlora uses lora.quant)
@@ -558,6 +560,7 @@ export const INSTANCE_ERROR_FIELDS = [
   ['passes', 'passes'],
   ['logprobs_fp32', 'logprobs'],
   ['autocast_cache', 'autocast-cache'],
+  ['autocast', 'dit-autocast'],
   ['after_use', 'after-use'],
   ['group_offload.num_blocks_per_group', 'group-blocks'],
   ['group_offload.use_stream', 'group-stream'],

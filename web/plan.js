@@ -146,6 +146,7 @@ function instanceOf(state, i, names) {
     if (inst.activations === 'keep_graph') out.passes = num(inst.passes);
     if (inst.logprobs_fp32) out.logprobs_fp32 = true;
     if (inst.autocast_cache === false) out.autocast_cache = false;
+    if (inst.autocast16) out.autocast = true;
   } else if (inst.autocast_cache === false && /^amp_/.test(inst.infer_precision)) out.autocast_cache = false;
   if (!train && inst.after_use && inst.after_use !== 'stay') out.after_use = inst.after_use;
   if (!train && inst.group_offload && inst.group_offload !== 'none') {

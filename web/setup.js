@@ -380,7 +380,7 @@ export function migrateV1(v1) {
 
 const INSTANCE_KEYS = ['name', 'role', 'model', 'precision', 'quant', 'double_quant', 'finetune', 'optimizer',
   'grad_ckpt', 'attn', 'activations', 'passes', 'placement', 'shares_weights_with', 'logprobs_fp32',
-  'autocast_cache', 'edited_layers', 'after_use', 'group_offload'];
+  'autocast_cache', 'edited_layers', 'after_use', 'group_offload', 'autocast'];
 const PARALLEL_KEYS = ['dp', 'tp', 'pp', 'vpp', 'ep', 'sp', 'microbatches', 'zero', 'framework', 'fsdp',
   'offload_optimizer', 'offload_params', 'activation_offload', 'distributed_optimizer', 'selective_recompute',
   'gradient_as_bucket_view', 'reduce_bucket_size', 'allgather_bucket_size', 'sub_group_size', 'grad_accum_dtype',
@@ -602,6 +602,8 @@ export function planToState(plan, presetType = () => '') {
     inst.group_blocks = numb(go.num_blocks_per_group, `${p}.group_offload.num_blocks_per_group`, 1);
     inst.group_stream = bool(go.use_stream, `${p}.group_offload.use_stream`, false);
     if (train && inst.group_offload !== 'none') dropped.push(`${p}.group_offload`);
+    inst.autocast16 = bool(x.autocast, `${p}.autocast`, false);
+    if (!train && inst.autocast16) dropped.push(`${p}.autocast`);
     // the core: edited_layers belongs to functional_copy (0 elsewhere is accepted and means nothing)
     const edited = numb(x.edited_layers ?? undefined, `${p}.edited_layers`, '');
     if (inst.role === 'functional_copy') inst.edited_layers = edited;

@@ -121,6 +121,32 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         if (!strcmp(kern, "flash")) r->attn_kernel = kern = "mem-efficient";
         r->step_mask = dense_mask;
     }
+    /* accelerate's autocast over the 16-bit DiT (instances[].autocast, diffusion_plan.c). torch.autocast runs
+     * layer_norm in fp32 (aten/src/ATen/autocast_mode.cpp, fp32 cast policy: layer_norm, native_layer_norm): its input
+     * becomes an fp32 copy, which native_layer_norm saves, and its output is fp32; `* (1 + scale) + shift` with 16-bit
+     * modulations promotes to fp32, and each Linear then casts that fp32 input to a 16-bit copy of its own, which its
+     * matmul (or PEFT's lora_A) saves. Where the adaptive norms are plain nn.LayerNorm (CogVideoXLayerNormZero; the
+     * AdaLayerNormZero of HunyuanVideo, FLUX, SD3): the two norms save fp32 inputs (+2h B each), q, k and v save three
+     * 16-bit copies instead of one shared tensor (+2 × adt·h) when they train or carry LoRA, and with full fine-tuning
+     * the normalized tensors `* (1 + scale)` saves are fp32 (+2 × 2h). CogVideoX's q/k norms are LayerNorm(head_dim):
+     * their inputs are saved in fp32 too (+2h B each). Wan (FP32LayerNorm and explicit casts), LTX-Video (RMSNorm,
+     * 16-bit modulation) and Mochi (explicit fp32, cast back) keep their dtypes. Backward: the fp32 gradient of the
+     * modulated input accumulates the three Linears' gradients, each a 16-bit tensor cast to fp32 by the cast's
+     * ToCopyBackward (an fp32 buffer, a 16-bit gradient and its fp32 cast alive together: 10h B where 16-bit weights
+     * without autocast hold 4h), and the LayerNorm's backward runs in fp32: 6h more bytes per token at the peak of a
+     * block's backward. */
+    int ln_mod = a->dclass == VP_DC_COGVIDEOX || a->dclass == VP_DC_HUNYUAN || a->dclass == VP_DC_FLUX || a->dclass == VP_DC_SD3;
+    double cast_extra = 0, cast_bwd = 0, cast_fwd = 0;
+    if (in->autocast16 && ln_mod) {
+        int qkv = full || ((in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA) && (in->lora_targets & (VP_T_Q | VP_T_K | VP_T_V)));
+        cast_extra += 2.0 * (4.0 - adt) * h;               /* norm1, norm2 inputs in fp32 */
+        if (qkv) cast_extra += 2.0 * adt * h;              /* to_q, to_k, to_v: one 16-bit copy each */
+        if (full) cast_extra += 2.0 * (4.0 - adt) * h;     /* the normalized tensors, fp32 */
+        if (a->dclass == VP_DC_COGVIDEOX) cast_extra += 2.0 * (4.0 - adt) * h; /* norm_q, norm_k inputs in fp32 */
+        cast_bwd = 6.0 * h;
+        cast_fwd = 4.0 * h; /* the FF's input: the fp32 concatenation (4h, not adt·h) and proj's 16-bit cast of it */
+        L += cast_extra;
+    }
     if (in->ft == VP_FT_ADAPTER) L += adt * h + 2.0 * adt * (double)in->adapter_dim; /* adapter input, bottleneck */
     if (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA) L += vp_lora_act_per_token_layer(in) * (a->d.attn_per_block > 1 ? 2 : 1);
     attn_s += adt * dense_mask;                    /* the additive bias saved by SDPA (above) */
@@ -129,8 +155,8 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     r->layer_repl = 2.0 * (res * h + 8.0);
     r->ckpt_layer = res * h;
     r->outside = 2.0 * res * h;
-    r->bwd_temp = adt * f + 2.0 * res * h;
-    r->fwd_temp = 2.0 * adt * f;
+    r->bwd_temp = adt * f + 2.0 * res * h + cast_bwd;
+    r->fwd_temp = 2.0 * adt * f + cast_fwd;
     r->tokens = plan->batch * tokens;
     r->layers = a->layers + a->d.blocks2;
 }

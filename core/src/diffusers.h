@@ -89,6 +89,9 @@ enum { VP_DIFFUSERS_CURRENT = 0, VP_DIFFUSERS_0_30, VP_DIFFUSERS_0_32 };
 /* instances[].group_offload: {"type": "leaf_level" | "block_level", "num_blocks_per_group": N, "use_stream": bool},
  * diffusers' group offloading of one pipeline component (inference only; diffusion_plan.c). */
 vp_status vp_parse_group_offload(const struct cJSON *o, const char *p, int mode, vp_instance *in, vp_error *err);
+/* instances[].autocast: a DiT whose 16-bit weights train under torch.autocast, as accelerate runs a model prepared
+ * with mixed_precision "bf16" / "fp16" (diffusion_plan.c; the activations it changes: activations_dit.c). */
+vp_status vp_parse_dit_autocast(const struct cJSON *o, const char *p, int mode, vp_instance *in, vp_error *err);
 /* What diffusers refuses with group offloading: a pipeline-wide model / sequential CPU offload (pipeline_utils.py
  * _maybe_raise_error_if_group_offload_active), and after_use on the same component (diffusion_plan.c). */
 vp_status vp_group_offload_check(const vp_plan *plan, const vp_instance *in, const char *p, vp_error *err);

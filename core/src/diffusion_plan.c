@@ -143,6 +143,29 @@ vp_status vp_parse_group_offload(const cJSON *o, const char *p, int mode, vp_ins
     return VP_OK;
 }
 
+/* instances[].autocast (default false): accelerate's Accelerator.prepare wraps the model's forward in
+ * torch.autocast when mixed_precision is "bf16" / "fp16" (accelerator.py prepare_model: model.forward =
+ * convert_outputs_to_fp32(autocast_context(model.forward))), whatever dtype the weights are in; diffusers' and
+ * finetrainers' training scripts load the transformer in bf16 and prepare it that way (finetrainers trainer.py at
+ * 0db7bf2 line 513, the legacy cogvideox scripts' --mixed_precision bf16). Only a training DiT with 16-bit weights
+ * ("bf16" / "fp16": amp_* already means fp32 weights under autocast). */
+vp_status vp_parse_dit_autocast(const cJSON *o, const char *p, int mode, vp_instance *in, vp_error *err) {
+    vp_status st;
+    in->autocast16 = 0;
+    if ((st = vp_json_opt_bool(o, p, "autocast", &in->autocast16, err))) return st;
+    if (!in->autocast16) return VP_OK;
+    char path[128];
+    vp_path_key(path, sizeof path, p, "autocast");
+    if (mode != VP_MODE_TRAIN || !VP_DC_IS_DIT(in->arch.dclass))
+        return vp_fail(err, VP_ERR_FIELD, path,
+                       "%s: autocast over 16-bit weights is modelled for training diffusion transformers", path);
+    if (in->precision != VP_PREC_BF16 && in->precision != VP_PREC_FP16)
+        return vp_fail(err, VP_ERR_FIELD, path,
+                       "%s: needs precision \"bf16\" or \"fp16\" (16-bit weights); amp_bf16 / amp_fp16 already run fp32 "
+                       "weights under autocast", path);
+    return VP_OK;
+}
+
 vp_status vp_group_offload_check(const vp_plan *plan, const vp_instance *in, const char *p, vp_error *err) {
     if (in->group_offload == VP_GROUP_OFFLOAD_NONE) return VP_OK;
     char path[128];

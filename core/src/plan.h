@@ -90,6 +90,7 @@ typedef struct {
     int group_offload;   /* VP_GROUP_OFFLOAD_*: diffusers group offloading of this component (inference pipelines) */
     int64_t group_blocks; /* block_level: num_blocks_per_group */
     int group_stream;    /* use_stream: the next group is onloaded while the current one runs */
+    int autocast16;      /* "autocast": a 16-bit DiT trained under torch.autocast (accelerate mixed_precision) */
     int impl_set;        /* "optimizer.impl" was given (otherwise a framework may choose its own) */
 } vp_instance;
 

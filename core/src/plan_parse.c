@@ -174,7 +174,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
     static const char *const keys[] = {"name", "role", "model", "precision", "quant", "double_quant", "finetune",
                                        "optimizer", "grad_ckpt", "attn", "activations", "passes", "placement",
                                        "shares_weights_with", "logprobs_fp32", "edited_layers", "autocast_cache", "after_use",
-                                       "group_offload", NULL};
+                                       "group_offload", "autocast", NULL};
     vp_status st;
     char path[128];
     if (!cJSON_IsObject(o)) return vp_fail(err, VP_ERR_FIELD, p, "%s must be an object", p);
@@ -216,6 +216,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
     static const char *const k_after_use[] = {"stay", "cpu", "cpu_empty_cache", NULL}; /* order of VP_AFTER_USE_* */
     if ((st = vp_json_opt_enum(o, p, "after_use", k_after_use, &in->after_use, err))) return st;
     if ((st = vp_parse_group_offload(o, p, mode, in, err))) return st;
+    if ((st = vp_parse_dit_autocast(o, p, mode, in, err))) return st;
     int q = 0;
     if ((st = vp_json_opt_enum(o, p, "quant", k_quant, &q, err))) return st;
     in->quant = (vp_quant)q;

@@ -795,7 +795,7 @@ static void check_published(const published *ps, size_t n) {
             "\"precision\":\"bf16\",\"activations\":\"no_grad\"" vae)
 #define PRE_VAE(id) "},{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"" id "/vae\"},\"precision\":\"bf16\",\"activations\":\"no_grad\""
 #define LORA128 ",\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":128,\"alpha\":128,\"dropout\":0,\"dtype\":\"bf16\",\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}}," \
-                "\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"}"
+                "\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"},\"autocast\":true"
 
 /* the instances of a run whose components carry their own precisions (Mochi's fp32 checkpoint under autocast, Wan's
  * official scripts): each "name:preset:precision[:extra]" entry, reference, no_grad */
@@ -819,7 +819,35 @@ static void check_published(const published *ps, size_t n) {
 
 /* the trainer of d220aac (finetrainers README support matrix): LoRA parameters cast to fp32 (trainer.py lines 452-454) */
 #define LORA128_FP32 ",\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":128,\"alpha\":128,\"dropout\":0,\"dtype\":\"fp32\"," \
-                     "\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}},\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"}"
+                     "\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}},\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"},\"autocast\":true"
+
+/* instances[].autocast (activations_dit.c): accelerate's autocast over a bf16 DiT. CogVideoX-2b (h = 1920, 30 blocks),
+ * LoRA on to_q/k/v/out.0, no checkpointing, 49x480x720 = 17,776 tokens: each block saves its two LayerNorm inputs in
+ * fp32 (+2 × 2h B), q, k and v each their own bf16 cast of the fp32 modulated input (+2 × 2h B) and its q/k
+ * LayerNorm(head_dim) inputs in fp32 (+2 × 2h B): 12h = 23,040 B per token per block, 17,776 × 30 × 23,040 =
+ * 12,286,771,200 B more activations. Wan (FP32LayerNorm and explicit casts) and LTX-Video (RMSNorm) are unchanged;
+ * the field is refused where it means nothing. */
+static void dit_autocast(void **s) {
+    (void)s;
+    const char *wl = "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720}";
+    const char *lora = ",\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":16,\"alpha\":16,\"dropout\":0,\"dtype\":\"bf16\","
+                       "\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}},\"optimizer\":{\"name\":\"adamw\"}%s";
+    const vp_estimate *on = t_estimate(t_plan(wl, one("cogvideox-2b", t_fmt(lora, ",\"autocast\":true")), NULL));
+    const vp_estimate *off = t_estimate(t_plan(wl, one("cogvideox-2b", t_fmt(lora, "")), NULL));
+    assert_u64_equal(t_component(on, 0, "activations", "transformer") - t_component(off, 0, "activations", "transformer"),
+                     12286771200ULL);
+    for (int k = 0; k < 2; k++) {
+        const char *id = k ? "ltx-video" : "wan2.1-t2v-1.3b";
+        const vp_estimate *a = t_estimate(t_plan(wl, one(id, t_fmt(lora, ",\"autocast\":true")), NULL));
+        const vp_estimate *b = t_estimate(t_plan(wl, one(id, t_fmt(lora, "")), NULL));
+        assert_u64_equal(a->devices[0].peak_alloc_bytes, b->devices[0].peak_alloc_bytes);
+    }
+    t_expect_error(t_plan(wl, "{\"name\":\"transformer\",\"model\":{\"preset\":\"cogvideox-2b\"},\"precision\":\"amp_bf16\",\"autocast\":true}", NULL),
+                   VP_ERR_FIELD, "instances[0].autocast");
+    t_expect_error(t_plan("{\"mode\":\"train\",\"batch\":1,\"seq\":128}",
+                          "{\"name\":\"m\",\"model\":{\"preset\":\"gpt2\"},\"precision\":\"bf16\",\"autocast\":true}", NULL),
+                   VP_ERR_FIELD, "instances[0].autocast");
+}
 
 /* diffusers 0.32's HunyuanVideo attention mask (diffusion_workload.c vp_dit_dense_mask_per_token, activations_dit.c):
  * transformer_hunyuan_video.py at v0.32.0 lines 713-723 build a (batch, N, N) bool mask over the joint tokens.
@@ -854,6 +882,20 @@ static void dense_mask_032(void **s) {
     const vp_estimate *i2 = t_estimate(t_plan(t_fmt(inf, ",\"code\":\"official\""), tr, NULL));
     assert_u64_equal(t_component(i2, 0, "attention_mask", "transformer"), 0);
 }
+
+/* cogvideox-factory's legacy LoRA scripts (a-r-r-o-w/finetrainers examples/_legacy/training, tables of 4-9 Oct 2024,
+ * commits d81209b..3a519f5; README "Memory requirements", AdamW): CogVideoX-2b / 5b, LoRA rank r (alpha r) on to_k/to_q/
+ * to_v/to_out.0, bf16 weights and adapters (PEFT takes the base layer's dtype; cast_training_params runs under fp16
+ * only), `accelerate launch ... --mixed_precision bf16`, so accelerator.prepare runs the transformer under autocast
+ * (instances[].autocast), 49x480x720 from --load_tensors (the encoders deleted before training, `del vae, text_encoder`
+ * + empty_cache), one A100 80 GB. "memory_before_validation" is the training's peak after reset_peak_memory_stats
+ * (utils.py reset_memory / print_memory, which prints memory_allocated, max_memory_allocated and max_memory_reserved;
+ * the table does not say which): read as reserved, since the figures are not monotonic in the rank (batch 4: r16 21.803,
+ * r64 22.254, r256 22.020), which an allocator's segments can do and allocated bytes cannot. */
+#define LEGACY(id, r, gc) \
+    one(id, ",\"autocast\":true,\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":" #r ",\"alpha\":" #r ",\"dropout\":0," \
+            "\"dtype\":\"bf16\",\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}},\"grad_ckpt\":" #gc ",\"optimizer\":{\"name\":\"adamw\"}")
+#define LEGACY_WL(b) "{\"mode\":\"train\",\"batch\":" #b ",\"frames\":49,\"height\":480,\"width\":720}"
 
 static void published_within_10(void **s) {
     (void)s;
@@ -895,10 +937,10 @@ static void published_within_10(void **s) {
          * parameter) */
         {"CogVideoX-5b full fine-tune GC AdamW (finetrainers: 52.939 GiB reserved)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720}",
-         one("cogvideox-5b", ",\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"}"), "reserved", 52.939, -1, 1},
+         one("cogvideox-5b", ",\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"},\"autocast\":true"), "reserved", 52.939, -1, 1},
         {"LTX-Video full fine-tune GC AdamW 49x512x768 (finetrainers: 20.357 GiB reserved)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
-         one("ltx-video", ",\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"}"), "reserved", 20.357, 1, 1},
+         one("ltx-video", ",\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"},\"autocast\":true"), "reserved", 20.357, 1, 1},
         /* finetrainers docs/models/ltx_video.md (LoRA log of 2da8cb5, 21 Dec 2024): LoRA r128 on attn1 and attn2, batch 1,
          * GC, AdamW, 49x512x768, --enable_slicing --enable_tiling, precomputed: after precomputing latents 9.684 allocated /
          * 9.807 reserved (T5 + the VAE still held by prepare_precomputations' locals), before training start 3.809
@@ -1006,6 +1048,15 @@ static void published_within_10(void **s) {
         {"HunyuanVideo LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 32 GB)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"diffusers\":\"0.32\"}}",
          one("hunyuanvideo", ",\"quant\":\"fp8\"" LORA128_FP32), "reserved", 32.0, -1, 1},
+        /* cogvideox-factory legacy LoRA tables (LEGACY above), AdamW, "memory_before_validation" as reserved GiB: without
+         * checkpointing, batch 1, 43.764 / 44.314 / 45.826 at ranks 16 / 64 / 256 (the allocated reading is within 4%
+         * too); accelerate's autocast is what these need: without it 30.84 / 31.15 / 32.41 GiB allocated (-30%) */
+        {"CogVideoX-2b LoRA r16 no GC bs1 (cogvideox-factory: 43.764)", LEGACY_WL(1), LEGACY("cogvideox-2b", 16, false), "reserved", 43.764, 0, 1},
+        {"CogVideoX-2b LoRA r64 no GC bs1 (cogvideox-factory: 44.314)", LEGACY_WL(1), LEGACY("cogvideox-2b", 64, false), "reserved", 44.314, 0, 1},
+        {"CogVideoX-2b LoRA r256 no GC bs1 (cogvideox-factory: 45.826)", LEGACY_WL(1), LEGACY("cogvideox-2b", 256, false), "reserved", 45.826, 0, 1},
+        /* with checkpointing: the rows within 10% (the others are in published_misses) */
+        {"CogVideoX-2b LoRA r256 GC bs4 (cogvideox-factory: 22.020)", LEGACY_WL(4), LEGACY("cogvideox-2b", 256, true), "reserved", 22.020, -1, 1},
+        {"CogVideoX-5b LoRA r64 GC bs1 (cogvideox-factory: 20.818)", LEGACY_WL(1), LEGACY("cogvideox-5b", 64, true), "reserved", 20.818, -1, 1},
     };
     check_published(ps, sizeof ps / sizeof ps[0]);
 }
@@ -1117,6 +1168,16 @@ static void published_misses(void **s) {
         {"FLUX.1-dev bf16 LoRA r4 GC 8-bit AdamW 512x768 (HF blog: 26 GB)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":1,\"height\":768,\"width\":512}",
          FLUX_LORA4("lora", "bf16"), "allocated", 26.0, -1, 1},
+        /* cogvideox-factory legacy LoRA tables (LEGACY), with gradient checkpointing: 10-13% under (reserved). Without
+         * checkpointing the same scripts are within 3% (published_within_10), so what is missing is in the checkpointed
+         * step: ~13-17 h-wide bf16 units per token more than one recomputed block and its backward hold in this model
+         * (the figures are noisy: not monotonic in the rank). Not located without a trace. */
+        {"CogVideoX-2b LoRA r16 GC bs4 (cogvideox-factory: 21.803)", LEGACY_WL(4), LEGACY("cogvideox-2b", 16, true), "reserved", 21.803, -1, 1},
+        {"CogVideoX-2b LoRA r64 GC bs4 (cogvideox-factory: 22.254)", LEGACY_WL(4), LEGACY("cogvideox-2b", 64, true), "reserved", 22.254, -1, 1},
+        {"CogVideoX-5b LoRA r256 GC bs1 (cogvideox-factory: 22.119)", LEGACY_WL(1), LEGACY("cogvideox-5b", 256, true), "reserved", 22.119, -1, 1},
+        {"CogVideoX-5b LoRA r16 GC bs4 (cogvideox-factory: 46.492)", LEGACY_WL(4), LEGACY("cogvideox-5b", 16, true), "reserved", 46.492, 0, 1},
+        {"CogVideoX-5b LoRA r64 GC bs4 (cogvideox-factory: 47.805)", LEGACY_WL(4), LEGACY("cogvideox-5b", 64, true), "reserved", 47.805, 0, 1},
+        {"CogVideoX-5b LoRA r256 GC bs4 (cogvideox-factory: 47.268)", LEGACY_WL(4), LEGACY("cogvideox-5b", 256, true), "reserved", 47.268, 0, 1},
     };
     check_published(ps, sizeof ps / sizeof ps[0]);
 }
@@ -1133,7 +1194,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(tokens),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
-        cmocka_unit_test(offload_modes), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast),
         cmocka_unit_test(unlearning_scenario),
     };
     const struct CMUnitTest pub[] = {cmocka_unit_test(published_within_10), cmocka_unit_test(published_claims)};

@@ -85,6 +85,9 @@ test('diffusion pipelines: the core adds the components the page shows, and ever
       instances: JSON.parse(core.expandPipeline(JSON.stringify({ ...base, instances: [{ model: { preset: 'hunyuanvideo' } }] }), 0)).plan.instances },
     { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 512, width: 768 },
       instances: [{ model: { preset: 'ltx-video' }, precision: 'bf16', quant: 'fp8', finetune: { method: 'lora', lora: { r: 64, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } } }] },
+    // a bf16 DiT trained under accelerate's autocast (instances[].autocast), as the cogvideox-factory scripts ran it
+    { ...base, workload: { mode: 'train', batch: 4, frames: 49, height: 480, width: 720 },
+      instances: [{ model: { preset: 'cogvideox-2b' }, precision: 'bf16', autocast: true, finetune: { method: 'lora', lora: { r: 64, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } }, grad_ckpt: { every: 1 } }] },
     { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 480, width: 720, diffusion: { precompute: true } },
       instances: [{ model: { preset: 'ltx-video' }, finetune: { method: 'lora', lora: { r: 128, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } }, grad_ckpt: { every: 1 } }] },
   ];

@@ -79,6 +79,7 @@ export function read(x) {
   x.autocast_cache = $('autocast-cache').checked;
   x.after_use = $('after-use').value;
   x.group_offload = $('group-offload').value;
+  x.autocast16 = $('dit-autocast').checked;
   x.group_blocks = numVal($('group-blocks'));
   x.group_stream = $('group-stream').checked;
   x.edited_layers = numVal($('edited-layers'));
@@ -96,6 +97,7 @@ export function write(x) {
   $('autocast-cache').checked = x.autocast_cache !== false;
   $('after-use').value = x.after_use || 'stay';
   $('group-offload').value = x.group_offload || 'none';
+  $('dit-autocast').checked = !!x.autocast16;
   $('group-blocks').value = String(x.group_blocks ?? 1);
   $('group-stream').checked = !!x.group_stream;
   $('edited-layers').value = String(x.edited_layers ?? '');
