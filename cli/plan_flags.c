@@ -38,6 +38,8 @@ void cli_print_plan_flags(FILE *f) {
             "  --lora-targets LIST  comma list, e.g. q_proj,v_proj (default all linear projections)\n"
             "  --qlora              LoRA on 4-bit NF4 weights\n"
             "  --grad-ckpt K        checkpoint every K-th block (1 = every block)\n"
+            "  --autocast           a bf16 / fp16 diffusion transformer trained under torch.autocast (accelerate's\n"
+            "                       --mixed_precision with a 16-bit model, as diffusers' and finetrainers' scripts run it)\n"
             "  --alloc-conf TEXT    PYTORCH_CUDA_ALLOC_CONF of the job, e.g. expandable_segments:True\n"
             "  --attn A             sdpa | flash | eager\n"
             "  --gpu NAME|FILE      a preset GPU (`vramplan gpus`) or a vramplan-probe JSON file\n"
@@ -296,6 +298,10 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             snprintf(buf, sizeof buf, "%s", v);
             for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
                 cJSON_AddItemToArray(t, cJSON_CreateString(tok));
+        } else if (!strcmp(a, "--autocast")) {
+            INST();
+            cJSON_DeleteItemFromObjectCaseSensitive(in0, "autocast");
+            cJSON_AddBoolToObject(in0, "autocast", 1);
         } else if (!strcmp(a, "--grad-ckpt")) {
             NEEDV();
             INST();

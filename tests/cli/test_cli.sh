@@ -89,6 +89,9 @@ if [ "$qa" != "$qb" ] || ! printf '%s' "$qa" | grep -q 'Weights (quantized)'; th
     echo "FAIL: vramplan estimate --qlora --lora 8: not the same QLoRA plan as --lora 8 --qlora"
     fails=$((fails + 1))
 fi
+# --autocast: the plan's instances[].autocast (a bf16 DiT under accelerate's autocast); refused where it means nothing
+expect 0 "" -- estimate --model cogvideox-2b --lora 16 --precision bf16 --frames 49 --height 480 --width 720 --autocast --json
+expect 3 "instances[0].autocast" -- estimate --model gpt2 --precision bf16 --autocast
 expect 0 "" -- gpus --json
 expect_stdin 0 "" "$P/good-gpt2.json" -- estimate --plan - --json
 
