@@ -447,7 +447,7 @@ test('probe: links carry only what the estimate needs, and the page says so', as
   // place for a moment, so wait until the saved one is this setup's (encoding runs asynchronously)
   let hash = '';
   let saved = '';
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 400; i++) { /* up to ~20 s: on a loaded 2-core machine the probe's encoding can lag */
     await page.waitForFunction(() => location.hash.startsWith('#v2.') && localStorage.getItem('vramplan.setup.v2') === location.hash.slice(1));
     hash = new URL(page.url()).hash;
     saved = await page.evaluate(() => localStorage.getItem('vramplan.setup.v2'));
