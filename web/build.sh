@@ -46,6 +46,11 @@ if [ "${VP_NO_MINIFY:-0}" != 1 ]; then
   mv "$SITE/style.min.css" "$SITE/style.css"
 fi
 
+# index.html / serve.html: the indentation after each line break (no <pre>; the textareas are empty)
+for f in "$SITE"/*.html; do
+  sed -i 's/^[[:space:]]\+//' "$f"
+done
+
 mkdir -p "$SITE/examples"
 shopt -s nullglob
 EXAMPLES=("$ROOT"/examples/*.json)
