@@ -794,6 +794,7 @@ static void check_published(const published *ps, size_t n) {
     one(id, LORA128 "},{\"name\":\"text_encoder\",\"role\":\"reference\",\"model\":{\"preset\":\"" id "/text_encoder\"}," \
             "\"precision\":\"bf16\",\"activations\":\"no_grad\"" vae)
 #define PRE_VAE(id) "},{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"" id "/vae\"},\"precision\":\"bf16\",\"activations\":\"no_grad\""
+/* finetrainers passes --mixed_precision bf16: accelerator.prepare runs the bf16 transformer under autocast ("autocast") */
 #define LORA128 ",\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":128,\"alpha\":128,\"dropout\":0,\"dtype\":\"bf16\",\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}}," \
                 "\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"},\"autocast\":true"
 
@@ -1019,7 +1020,8 @@ static void published_within_10(void **s) {
          * bf16 LoRA logs, 0db7bf2, did it under fp16 only) and keeps PEFT from giving them the float8 dtype (patches.py
          * _perform_patch_move_adapter_to_device_of_base_layer): fp32 adapters, gradients and AdamW states, and PEFT's fp32
          * cast of each adapted Linear's input. Layerwise casting's bf16 copies (fp8_layerwise, timeline_train.c): the
-         * recomputed block's float8 Linears at its backward. 4.90 GiB (-1.9%) and 16.65 GiB (-7.5%). Before: bf16 adapters
+         * recomputed block's float8 Linears at its backward; accelerate's autocast (LORA128_FP32 sets "autocast"). 4.90 GiB (-1.9%)
+         * and 17.36 GiB (-3.6%; 16.65 without autocast). Before: bf16 adapters
          * and one Linear upcast at a time, 3.66 / 15.68 (-26.8% / -12.9%); with the copies alone 3.76 / 15.82 */
         {"LTX-Video LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 5 GB)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768}",
@@ -1034,7 +1036,8 @@ static void published_within_10(void **s) {
          * PR #10548 of 14 Jan 2025): a (1, N, N) bool attention mask over the 20,224 joint tokens (0.38 GiB, held by every
          * checkpointed block until its backward) and, in the recomputed block, SDPA's bf16 additive bias of it (0.76 GiB,
          * saved by the memory-efficient kernel, which runs because flash takes no mask): diffusion_workload.c,
-         * activations_dit.c. Predicted 51.25 GiB reserved (-8.9%); before the mask, 50.10 (-11.0%) */
+         * activations_dit.c. Predicted 51.93 GiB reserved (-7.7%) with accelerate's autocast (HY_LORA's LORA128 sets it); with the mask
+         * alone 51.25 (-8.9%); before the mask, 50.10 (-11.0%) */
         {"HunyuanVideo LoRA r128 GC AdamW 49x512x768 no precompute (finetrainers: 56.266 GiB reserved)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"vae_tiling\":true,\"vae_slicing\":true,\"diffusers\":\"0.32\"}}",
          HY_LORA, "reserved", 56.266, 0, 1},
@@ -1043,7 +1046,7 @@ static void published_within_10(void **s) {
          * (--layerwise_upcasting_modules transformer, quant "fp8"; bf16 compute, AdamW), read as reserved GiB rounded up
          * (see the LTX-Video and CogVideoX-5b FP8 rows above, the same plan). requirements.txt at d220aac:
          * diffusers>=0.32.1, whose newest release until 15 Jan 2025 was 0.32.1 (the (B, N, N) HunyuanVideo mask; v0.32.2
-         * of 15 Jan has the (B, 1, 1, N) one): "diffusers": "0.32". Predicted 29.75 GiB (-7.0%); before the mask 28.60
+         * of 15 Jan has the (B, 1, 1, N) one): "diffusers": "0.32". Predicted 30.22 GiB (-5.6%) with autocast, 29.75 (-7.0%) without; before the mask 28.60
          * (-10.6%); before fp32 adapters and layerwise casting's saved copies 26.52 (-17.1%) */
         {"HunyuanVideo LoRA r128 FP8 layerwise GC 49x512x768 (finetrainers README: min 32 GB)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"diffusers\":\"0.32\"}}",
