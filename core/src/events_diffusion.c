@@ -148,9 +148,8 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
                 /* group offloading (diffusion_plan.c vp_diff_group_share): its running group's weights, onloaded for
                  * the phase and offloaded after it (the freed segments stay cached) */
                 char why[200];
-                double w = (double)(cs[i].ds.weights.bytes + cs[i].ds.quant.bytes) * vp_diff_group_share(cs[i].in, why, sizeof why);
                 if (stage == 2) e->phase = VP_PH_DECODE;
-                int32_t g = vp_ev_alloc(e, (int64_t)(w + 0.5));
+                int32_t g = vp_ev_alloc(e, vp_diff_group_bytes(&cs[i], why, sizeof why, NULL));
                 alloc_casts(&cs[i], e, &casts);
                 phase(plan, &cs[i], dit, e);
                 vp_ev_free(e, g);

@@ -55,6 +55,9 @@ void vp_timeline_infer(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_sink 
 /* Bytes of torch.autocast's cached 16-bit weight copies for a DiT instance with fp32 weights run under autocast
  * (precision amp_bf16 / amp_fp16) whose instance keeps autocast_cache on; 0 otherwise (timeline_diffusion.c). */
 double vp_dit_autocast_cache_bytes(const vp_instance *in);
+/* The bytes of a group-offloaded component on the GPU while it runs (its weights and quantization constants × the
+ * share vp_diff_group_share gives; timeline_diffusion.c), with that share's explanation in why; *total: all of them. */
+int64_t vp_diff_group_bytes(const vp_inst_calc *c, char *why, size_t n, double *total);
 /* A diffusers pipeline call: text encoders, denoising steps, VAE decode (timeline_diffusion.c). */
 int vp_plan_is_diffusion(const vp_plan *plan);
 void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *calcs, int n, vp_sink *out);

@@ -46,6 +46,12 @@ double vp_dit_autocast_cache_bytes(const vp_instance *in) {
     return 2.0 * (double)in->arch.d.params;
 }
 
+int64_t vp_diff_group_bytes(const vp_inst_calc *c, char *why, size_t n, double *total) {
+    double w = (double)(c->ds.weights.bytes + c->ds.quant.bytes);
+    if (total) *total = w;
+    return (int64_t)(w * vp_diff_group_share(c->in, why, n) + 0.5);
+}
+
 /* the pipeline's order of a component's phase: text encoders, then the transformer, then the VAE */
 static int phase_order(const vp_inst_calc *c, int i) {
     int dc = c->in->arch.dclass;
@@ -61,10 +67,10 @@ static void weights_for(const vp_plan *plan, vp_moment *m, const vp_inst_calc *c
         if (c->in->group_offload != VP_GROUP_OFFLOAD_NONE) { /* instances[].group_offload (diffusion_plan.c) */
             if (i != run) continue;
             char why[200];
-            double share = vp_diff_group_share(c->in, why, sizeof why);
-            double w = (double)(c->ds.weights.bytes + c->ds.quant.bytes);
-            vp_moment_add(m, &c->owner, "weights", "Weights (group offloading)", (int64_t)(w * share + 0.5),
-                          "%s: %.1f%% of its %.2f GiB", why, 100.0 * share, w / 1073741824.0);
+            double w = 0;
+            int64_t on = vp_diff_group_bytes(c, why, sizeof why, &w);
+            vp_moment_add(m, &c->owner, "weights", "Weights (group offloading)", on, "%s: %.1f%% of its %.2f GiB", why,
+                          w > 0 ? 100.0 * (double)on / w : 0.0, w / 1073741824.0);
             continue;
         }
         if (vp_diff_resident(plan, c->in)) {
