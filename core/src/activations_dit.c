@@ -61,6 +61,30 @@ static void vae(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     r->attn_kernel = "mem-efficient";
 }
 
+/* The residual stream's dtype (bytes) in a DiT's blocks. With 16-bit weights it is theirs. Under autocast over
+ * fp32 weights (amp_*), an LLM's stream stays fp32 (its embedding is a lookup of fp32 weights), but a DiT's
+ * begins at a patch embedding that autocast runs in 16 bits (Conv2d / Conv3d / Linear: autocast_mode.cpp's
+ * lower-precision list) and most blocks never promote it: the gated sums add 16-bit Linear outputs times 16-bit
+ * modulations (CogVideoXBlock, HunyuanVideo / FLUX / SD3 blocks with AdaLayerNormZero), Wan casts back with
+ * `.type_as(hidden_states)` (transformer_wan.py), Mochi's MochiModulatedRMSNorm returns its input's dtype, and
+ * SD3's PatchEmbed adds its fp32 pos_embed with `.to(latent.dtype)` (embeddings.py). CogVideoX-2b adds its
+ * sincos pos_embedding buffer, cast to the embeddings' dtype since diffusers PR #10156 (13 Dec 2024); before it,
+ * at the model's native size the buffer was added as it was stored, 16-bit when the model was loaded in 16 bits
+ * and only its trainable parameters upcast (cogvideox-factory's scripts, cast_training_params), which is the
+ * case modelled. LTX-Video is the exception: its gates come from the fp32 `scale_shift_table` parameter plus the
+ * timestep embedding (transformer_ltx.py LTXVideoTransformerBlock.forward), so `hidden_states + attn * gate_msa`
+ * is fp32 from the first block on. A QLoRA base promotes it too: bitsandbytes' Linear4bit returns its input's
+ * dtype (bitsandbytes nn/modules.py Linear4bit.forward, `.to(inp_dtype)`), and the modulated LayerNorm output it
+ * receives is autocast's fp32, so the attention and FF outputs and the gated sums are fp32 (Wan's `.type_as` and
+ * Mochi's norms cast the Linears' inputs back to the stream's 16 bits first). Checked against cogvideox-factory's
+ * full fine-tuning tables and the FLUX QLoRA blog (tests `legacy_full_finetune`, `published_within_10`). */
+static double dit_stream_bytes(const vp_instance *in, const vp_act_dtypes *dt) {
+    const vp_arch *a = &in->arch;
+    if (!dt->amp || !a->dclass || a->dclass == VP_DC_LTX) return dt->res;
+    if (in->ft == VP_FT_QLORA && a->dclass != VP_DC_WAN && a->dclass != VP_DC_MOCHI) return 4.0;
+    return dt->adt;
+}
+
 /* DiT blocks (diffusers cogvideox_transformer_3d.py CogVideoXBlock + CogVideoXAttnProcessor2_0, and the
  * same op sequence in transformer_wan.py, transformer_flux.py, transformer_sd3.py, transformer_hunyuan_video.py,
  * transformer_ltx.py, transformer_mochi.py). Per op: the adaptive norm = LayerNorm (saves its input) then
@@ -92,11 +116,15 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     }
     const vp_act_dtypes dt = vp_act_dtypes_of(in);
     int full = dt.full;
-    double adt = dt.adt, res = dt.res;
+    double adt = dt.adt, res = dit_stream_bytes(in, &dt);
+    /* Wan's norms are FP32LayerNorm called on `hidden_states.float()` (transformer_wan.py WanTransformerBlock.forward:
+     * `self.norm1(hidden_states.float())`, norm2 and norm3 alike): layer_norm saves that fp32 copy whatever the
+     * stream's dtype */
+    double norm_b = a->dclass == VP_DC_WAN ? 4.0 : res;
     const char *kern = vp_sdpa_kernel(in, adt < 4, 0);
     r->attn_kernel = kern;
     double L = 0;
-    L += 2.0 * (res * h + 8.0);                    /* norm1, norm2 LayerNorm inputs */
+    L += 2.0 * (norm_b * h + 8.0);                 /* norm1, norm2 LayerNorm inputs */
     if (full) L += 2.0 * adt * h;                  /* normalized tensors saved by `* (1 + scale)` */
     if (full) L += adt * h;                        /* shared input of to_q, to_k, to_v */
     L += 2.0 * (adt * h + 8.0 * heads);            /* norm_q, norm_k inputs (per head) */
@@ -107,7 +135,7 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     if (full) L += adt * f;                        /* ff.net.2 input */
     double attn_s = !strcmp(kern, "eager") || !strcmp(kern, "math") ? (4.0 + adt) * heads * (double)tokens : 0;
     if (a->d.attn_per_block > 1) {                 /* cross-attention over the text tokens */
-        L += res * h + 8.0 + (full ? 2.0 * adt * h : 0) + adt * h + 8.0 * heads + 2.0 * adt * h + 4.0 * heads;
+        L += norm_b * h + 8.0 + (full ? 2.0 * adt * h : 0) + adt * h + 8.0 * heads + 2.0 * adt * h + 4.0 * heads;
         if (attn_s > 0) attn_s += (4.0 + adt) * heads * (double)a->d.text_len;
     }
     /* diffusers 0.32's HunyuanVideo hands SDPA a (B, N, N) bool mask (vp_dit_dense_mask_per_token). PyTorch's
@@ -137,9 +165,11 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
      * block's backward. */
     int ln_mod = a->dclass == VP_DC_COGVIDEOX || a->dclass == VP_DC_HUNYUAN || a->dclass == VP_DC_FLUX || a->dclass == VP_DC_SD3;
     double cast_extra = 0, cast_bwd = 0, cast_fwd = 0;
-    if (in->autocast16 && ln_mod) {
-        int qkv = full || ((in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA) && (in->lora_targets & (VP_T_Q | VP_T_K | VP_T_V)));
-        cast_extra += 2.0 * (4.0 - adt) * h;               /* norm1, norm2 inputs in fp32 */
+    if ((in->autocast16 || dt.amp) && ln_mod) {
+        /* under amp_* lora.c already counts lora_A's own 16-bit copy of its input per module */
+        int lora_qkv = !dt.amp && (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA) && (in->lora_targets & (VP_T_Q | VP_T_K | VP_T_V));
+        int qkv = full || lora_qkv;
+        cast_extra += 2.0 * (4.0 - res) * h;               /* norm1, norm2 inputs in fp32 (a 16-bit stream's copy) */
         if (qkv) cast_extra += 2.0 * adt * h;              /* to_q, to_k, to_v: one 16-bit copy each */
         if (full) cast_extra += 2.0 * (4.0 - adt) * h;     /* the normalized tensors, fp32 */
         if (a->dclass == VP_DC_COGVIDEOX) cast_extra += 2.0 * (4.0 - adt) * h; /* norm_q, norm_k inputs in fp32 */
