@@ -102,11 +102,18 @@ static vp_status cogvideox(const cJSON *c, const char *p, vp_arch *a, vp_error *
     if ((st = get(c, p, "sample_height", 1, 100000, &a->sample_height, err))) return st;
     if ((st = get(c, p, "sample_width", 1, 100000, &a->sample_width, err))) return st;
     if ((st = get(c, p, "temporal_compression_ratio", 1, 64, &a->temporal_compression, err))) return st;
-    const cJSON *pt = cJSON_GetObjectItemCaseSensitive(c, "patch_size_t");
-    if (pt && !cJSON_IsNull(pt)) {
+    /* CogVideoX 1.5 (convert_cogvideox_to_diffusers.py get_transformer_init_kwargs "1.5": patch_size_t 2, patch_bias
+     * false; the 1.5 I2V model adds ofs_embed_dim 512): null / absent in the 1.0 checkpoints */
+    int64_t pt = 0, ofs = 0;
+    int patch_bias = 1;
+    if ((st = get(c, p, "patch_size_t", 1, 64, &pt, err))) return st;
+    if ((st = get(c, p, "ofs_embed_dim", 1, MAXD, &ofs, err))) return st;
+    if ((st = vp_json_opt_bool(c, p, "patch_bias", &patch_bias, err))) return st;
+    if (ofs && ofs != a->time_embed_dim) {
         char path[128];
-        vp_path_key(path, sizeof path, p, "patch_size_t");
-        return vp_fail(err, VP_ERR_UNSUPPORTED, path, "%s: CogVideoX 1.5 temporal patches are not modelled", path);
+        vp_path_key(path, sizeof path, p, "ofs_embed_dim");
+        /* CogVideoXTransformer3DModel.forward: `emb = emb + ofs_emb` */
+        return vp_fail(err, VP_ERR_RANGE, path, "%s must equal time_embed_dim (the ofs embedding is added to the time embedding)", path);
     }
     int64_t h = a->hidden, t = a->time_embed_dim, pp = a->patch_size;
     a->inter = 4 * h;
@@ -117,12 +124,19 @@ static vp_status cogvideox(const cJSON *c, const char *p, vp_arch *a, vp_error *
     /* patch_embed: Conv2d(in, h, p) + text_proj Linear(text, h); time_embedding TimestepEmbedding(h, t):
      * h->t->t; norm_final LayerNorm(h); norm_out AdaLayerNorm Linear(t, 2h) + LayerNorm(h); proj_out. The
      * 2b's sincos positional table is a non-persistent buffer (CogVideoXPatchEmbed). */
-    int64_t embed = a->in_channels * pp * pp * h + h + lin(a->text_embed_dim, h, 1);
-    int64_t other = lin(h, t, 1) + lin(t, t, 1) + 2 * h + lin(t, 2 * h, 1) + 2 * h + lin(h, pp * pp * a->out_channels, 1);
+    /* CogVideoXPatchEmbed (embeddings.py): 1.0 a Conv2d(in, h, p) with bias=patch_bias; 1.5 (patch_size_t) a
+     * Linear(in × p × p × p_t, h), always with a bias. ofs_embedding (1.5 I2V): TimestepEmbedding(ofs, ofs), two
+     * Linears. proj_out: h -> p × p (× p_t) × out. */
+    int64_t embed = (pt ? lin(a->in_channels * pp * pp * pt, h, 1) : a->in_channels * pp * pp * h + (patch_bias ? h : 0)) +
+                    lin(a->text_embed_dim, h, 1);
+    int64_t other = lin(h, t, 1) + lin(t, t, 1) + 2 * h + lin(t, 2 * h, 1) + 2 * h +
+                    lin(h, pp * pp * (pt ? pt : 1) * a->out_channels, 1) + (ofs ? mlp2(ofs, ofs) : 0);
     finish(a, embed, other, blk, a->layers, a->layers * blk,
            a->layers * (4 * lin(h, h, 1) + ff(h, 4 * h, 1) + 2 * lin(t, 6 * h, 1)), h * 4 * h);
     a->d.norm_linear = a->layers * 2 * lin(t, 6 * h, 1); /* norm1.linear, norm2.linear */
-    a->d.patch_t = 1;
+    /* 1.5: the pipeline pads the latent frames to a multiple of p_t (pipeline_cogvideox.py `additional_frames`) and
+     * each token takes p_t of them (diffusion_workload.c rounds up the same way) */
+    a->d.patch_t = pt ? pt : 1;
     a->d.spatial = 8;
     a->d.temporal = a->temporal_compression;
     a->d.text_len = a->text_tokens;

@@ -44,6 +44,38 @@ static void cogvideox_2b(void **s) {
     assert_u64_equal(count_preset("cogvideox-2b"), 1693783872ULL);
 }
 
+/* CogVideoX 1.5 (zai-org/CogVideoX1.5-5B transformer/config.json: patch_size_t 2, patch_bias false, 300 × 300 sample;
+ * the values of diffusers' scripts/convert_cogvideox_to_diffusers.py "1.5"). The blocks are the 5b's; the patch embedding
+ * is a Linear(16 × 2 × 2 × 2, 3072) with bias (CogVideoXPatchEmbed) where 1.0 has Conv2d(16, 3072, 2) with bias:
+ * 5,570,283,072 - (16·4·3072 + 3072) + (128·3072 + 3072) + (3072·128 + 128) - (3072·64 + 64) = 5,570,676,352 (its three
+ * safetensors shards, 4.98 + 4.95 + 1.22 GB, hold 11.15 GB ≈ 2 B × that). The 1.5 I2V model (in_channels 32,
+ * ofs_embed_dim 512) adds 128·3072 patch-embedding weights and the ofs TimestepEmbedding 2 × (512² + 512):
+ * 5,571,594,880. Tokens at 81 × 768 × 1360: 21 latent frames, padded to 22 by the pipeline (additional_frames) and
+ * taken 2 at a time: 11 × 48 × 85 = 44,880 video tokens + 226 text. */
+static void cogvideox_1_5(void **s) {
+    (void)s;
+    const char *t2v = "{\"_class_name\":\"CogVideoXTransformer3DModel\",\"attention_head_dim\":64,\"in_channels\":16,"
+                      "\"max_text_seq_length\":226,\"num_attention_heads\":48,\"num_layers\":42,\"ofs_embed_dim\":%s,"
+                      "\"out_channels\":16,\"patch_bias\":false,\"patch_size\":2,\"patch_size_t\":2,\"sample_frames\":81,"
+                      "\"sample_height\":300,\"sample_width\":300,\"temporal_compression_ratio\":4,\"text_embed_dim\":4096,"
+                      "\"time_embed_dim\":512,\"use_rotary_positional_embeddings\":true}";
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":768,\"width\":1360}";
+    const char *ref = "\"precision\":\"bf16\",\"role\":\"reference\",\"activations\":\"no_grad\"";
+    const cJSON *e = t_estimate_json(t_plan1(wl, t_hf_instance(t_fmt(t2v, "null"), ref)));
+    assert_u64_equal(t_json_params_total(e, 0), 5570676352ULL);
+    const char *i2v = t_fmt(t2v, "512");
+    i2v = t_fmt("%.*s32%s", (int)(strstr(i2v, "16,") - i2v), i2v, strstr(i2v, "16,") + 2);
+    assert_u64_equal(t_json_params_total(t_estimate_json(t_plan1(wl, t_hf_instance(i2v, ref))), 0), 5571594880ULL);
+    vp_error err;
+    vp_arch a;
+    cJSON *c = cJSON_Parse(t_fmt(t2v, "null"));
+    assert_int_equal(vp_arch_from_diffusers(c, "cfg", &a, &err), VP_OK);
+    cJSON_Delete(c);
+    assert_int_equal(vp_dit_seq_tokens(&a, 81, 768, 1360), 44880 + 226);
+    /* the ofs embedding is added to the time embedding: another width is refused by name */
+    t_expect_error(t_plan1(wl, t_hf_instance(t_fmt(t2v, "256"), ref)), VP_ERR_RANGE, "instances[0].model.hf_config.ofs_embed_dim");
+}
+
 /* Wan2.1-T2V-1.3B: 1,418,996,800, the PyTorch count public training code asserts for the frozen model
  * (EXPECTED_PARAMETER_COUNTS frozen_wan_parameters). */
 static void wan_1_3b(void **s) {
@@ -1257,7 +1289,7 @@ static void published_misses(void **s) {
 
 int main(int argc, char **argv) {
     const struct CMUnitTest params[] = {
-        cmocka_unit_test(cogvideox_5b), cmocka_unit_test(cogvideox_2b), cmocka_unit_test(wan_1_3b),
+        cmocka_unit_test(cogvideox_5b), cmocka_unit_test(cogvideox_2b), cmocka_unit_test(cogvideox_1_5), cmocka_unit_test(wan_1_3b),
         cmocka_unit_test(wan_14b),      cmocka_unit_test(ltx),          cmocka_unit_test(mochi),
         cmocka_unit_test(flux_dev),     cmocka_unit_test(hunyuan), cmocka_unit_test(lora_single_stream),      cmocka_unit_test(sd3),
         cmocka_unit_test(t5_xxl),       cmocka_unit_test(umt5),         cmocka_unit_test(clip),
