@@ -85,6 +85,31 @@ static double dit_stream_bytes(const vp_instance *in, const vp_act_dtypes *dt) {
     return dt->adt;
 }
 
+/* What the q and k norms save, per token, for one of them (q and k are qdt-byte tensors, `rows` norms per token). CogVideoX:
+ * nn.LayerNorm(head_dim), its input and fp32 mean and rstd per head (the autocast copy is added below). diffusers'
+ * RMSNorm (normalization.py: `variance = hidden_states.to(torch.float32).pow(2).mean(...)`, then `hidden_states *
+ * torch.rsqrt(...)` on the *original* input): pow saves the fp32 copy, the product saves the input itself and the fp32
+ * rsqrt; an fp32 input is its own copy. HunyuanVideo and SD3 use it (Attention qk_norm "rms_norm"), and FLUX and
+ * LTX-Video did until diffusers' attention refactor (their FluxAttention / LTXAttention, after 0.32, and Wan's
+ * WanAttention hold torch.nn.RMSNorm, whose CUDA kernel aten::_fused_rms_norm saves the input and an fp32 rstd per
+ * row). Mochi's MochiRMSNorm casts to fp32 first and normalizes the copy: the fp32 copy and rstd. */
+static double qk_norm_saved(const vp_plan *plan, const vp_arch *a, double h, double heads, double qdt) {
+    int across = a->dclass == VP_DC_WAN || a->dclass == VP_DC_LTX; /* "rms_norm_across_heads": one norm over h */
+    double rows = across ? 1.0 : heads;
+    int old = plan->diff.diffusers != VP_DIFFUSERS_CURRENT;
+    switch (a->dclass) {
+    case VP_DC_HUNYUAN:
+    case VP_DC_SD3: return 4.0 * h + (qdt < 4 ? qdt * h : 0) + 4.0 * rows;
+    case VP_DC_FLUX:
+    case VP_DC_LTX:
+        if (old) return 4.0 * h + (qdt < 4 ? qdt * h : 0) + 4.0 * rows;
+        return qdt * h + 4.0 * rows;
+    case VP_DC_WAN: return qdt * h + 4.0 * rows;
+    case VP_DC_MOCHI: return 4.0 * h + 4.0 * rows;
+    default: return qdt * h + 8.0 * heads; /* CogVideoX's LayerNorm(head_dim); a DiT without a class */
+    }
+}
+
 /* DiT blocks (diffusers cogvideox_transformer_3d.py CogVideoXBlock + CogVideoXAttnProcessor2_0, and the
  * same op sequence in transformer_wan.py, transformer_flux.py, transformer_sd3.py, transformer_hunyuan_video.py,
  * transformer_ltx.py, transformer_mochi.py). Per op: the adaptive norm = LayerNorm (saves its input) then
@@ -127,7 +152,9 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     L += 2.0 * (norm_b * h + 8.0);                 /* norm1, norm2 LayerNorm inputs */
     if (full) L += 2.0 * adt * h;                  /* normalized tensors saved by `* (1 + scale)` */
     if (full) L += adt * h;                        /* shared input of to_q, to_k, to_v */
-    L += 2.0 * (adt * h + 8.0 * heads);            /* norm_q, norm_k inputs (per head) */
+    /* q and k come out of 16-bit Linears, or in fp32 out of a QLoRA base under an fp32 stream (dit_stream_bytes) */
+    double qdt = in->ft == VP_FT_QLORA && res >= 4 ? 4.0 : adt;
+    L += 2.0 * qk_norm_saved(plan, a, h, heads, qdt); /* norm_q, norm_k (qk_norm_saved) */
     L += 4.0 * adt * h + 4.0 * heads;              /* SDPA q, k, v, out (shared with to_out's input) + LSE */
     if (full) L += 2.0 * adt * h;                  /* attention and FF outputs saved by the gate products */
     if (full) L += adt * h;                        /* ff.net.0.proj input */
@@ -135,7 +162,7 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     if (full) L += adt * f;                        /* ff.net.2 input */
     double attn_s = !strcmp(kern, "eager") || !strcmp(kern, "math") ? (4.0 + adt) * heads * (double)tokens : 0;
     if (a->d.attn_per_block > 1) {                 /* cross-attention over the text tokens */
-        L += norm_b * h + 8.0 + (full ? 2.0 * adt * h : 0) + adt * h + 8.0 * heads + 2.0 * adt * h + 4.0 * heads;
+        L += norm_b * h + 8.0 + (full ? 2.0 * adt * h : 0) + qk_norm_saved(plan, a, h, heads, qdt) + 2.0 * adt * h + 4.0 * heads;
         if (attn_s > 0) attn_s += (4.0 + adt) * heads * (double)a->d.text_len;
     }
     /* diffusers 0.32's HunyuanVideo hands SDPA a (B, N, N) bool mask (vp_dit_dense_mask_per_token). PyTorch's

@@ -1167,6 +1167,23 @@ static void legacy_deepspeed(void **s) {
     }
 }
 
+/* The q/k norms (activations_dit.c qk_norm_saved). diffusers' RMSNorm computes the variance on an fp32 copy and multiplies
+ * the original input by rsqrt: it saves both, 4 + 2 B per element in bf16; FLUX's FluxAttention of the current release
+ * holds torch.nn.RMSNorm (aten::_fused_rms_norm saves the input and rstd). FLUX.1-dev LoRA r16, no checkpointing, 1024²
+ * (4096 + 512 tokens), 57 blocks of h = 3072: diffusers 0.32's attention (Attention(qk_norm="rms_norm")) saves two fp32
+ * copies more per block, 4608 × 57 × 2 × 4 × 3072 = 6,455,033,856 B. */
+static void qk_norms(void **s) {
+    (void)s;
+    const char *inst = "{\"name\":\"transformer\",\"model\":{\"preset\":\"flux.1-dev\"},\"precision\":\"bf16\",\"finetune\":"
+                       "{\"method\":\"lora\",\"lora\":{\"r\":16,\"alpha\":16,\"dropout\":0,\"dtype\":\"bf16\",\"targets\":"
+                       "[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}},\"optimizer\":{\"name\":\"adamw\"}}";
+    const char *wl = "{\"mode\":\"train\",\"batch\":1,\"frames\":1,\"height\":1024,\"width\":1024%s}";
+    const vp_estimate *cur = t_estimate(t_plan(t_fmt(wl, ""), inst, NULL));
+    const vp_estimate *old = t_estimate(t_plan(t_fmt(wl, ",\"diffusion\":{\"diffusers\":\"0.32\"}"), inst, NULL));
+    assert_u64_equal(t_component(old, 0, "activations", "transformer") - t_component(cur, 0, "activations", "transformer"),
+                     6455033856ULL);
+}
+
 /* The residual stream under autocast over fp32 weights (activations_dit.c dit_stream_bytes): a DiT's patch embedding
  * runs in bf16 and CogVideoX's blocks keep it, so each checkpointed block keeps a bf16 input. CogVideoX-2b (h = 1920,
  * 30 blocks) at 49x480x720, batch 4: 13 latent frames × 30 × 45 patches + 226 text tokens = 17,776 tokens per sample,
@@ -1299,7 +1316,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(tokens),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
-        cmocka_unit_test(offload_modes), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms),
         cmocka_unit_test(unlearning_scenario),
     };
     const struct CMUnitTest pub[] = {cmocka_unit_test(published_within_10), cmocka_unit_test(published_claims), cmocka_unit_test(legacy_deepspeed)};
