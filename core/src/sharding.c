@@ -163,7 +163,11 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
      * backward (bitsandbytes autograd/_functions.py MatMul4Bit.forward: F.dequantize_4bit(B, quant_state)
      * .to(A.dtype).t(); ctx.tensors = (A, B)), so no weight copy outlives its matmul */
     if (in->ft == VP_FT_QLORA) ds->no_casts = 1;
-    ds->casts_cached = in->autocast_cache;
+    /* the cache takes only leaves that require grad (cached_cast: `arg.requires_grad() && arg.is_leaf()`): a LoRA or
+     * adapter base, which PEFT freezes (requires_grad_(False)), or a frozen model, casts its fp32 weights anew at each
+     * matmul; without checkpointing the matmul saves that copy for backward (the same bytes), with it the copy dies
+     * with the matmul and the recomputed block's copies live to its backward */
+    ds->casts_cached = in->autocast_cache && (in->ft == VP_FT_FULL || in->ft == VP_FT_QLORA);
     if (fw == VP_FW_FSDP && z >= 2 && !in->stream_from_cpu) {
         vp_shard_fsdp(plan, in, w, o, ctx, frac, ds);
         return;

@@ -106,7 +106,7 @@ void vp_shard_fsdp(const vp_plan *plan, const vp_instance *in, const vp_weights 
         ds->gather_block_bytes = (int64_t)(block * pdb);
     }
     ds->no_casts = !amp || pdb < 4;
-    ds->casts_cached = version == 2 && in->autocast_cache;
+    ds->casts_cached = version == 2 && in->autocast_cache && (in->ft == VP_FT_FULL || in->ft == VP_FT_QLORA); /* sharding.c */
     double dev_train = (double)w->trainable * frac;
     if (dev_train <= 0) return;
 
