@@ -31,6 +31,7 @@ void cli_print_plan_flags(FILE *f) {
             "  --precompute         diffusion training: text encoders and VAE run once first, freed into the cache\n"
             "  --diffusers VERSION  current | 0.30 | 0.32: the diffusers release that ran (0.30: CogVideoX VAE decode; 0.32:\n"
             "                       HunyuanVideo's N x N attention mask)\n"
+            "  --text-tokens N      diffusion: the prompt's tokens (max_sequence_length; default the pipeline's)\n"
             "  --grad-accum N       gradient-accumulation steps\n"
             "  --optimizer NAME     adamw | adam | sgd | sgd_momentum | adafactor | lion | adamw_8bit | paged_adamw | paged_adamw_8bit\n"
             "  --optim-impl I       foreach | fused | forloop (AdamW; default foreach)\n"
@@ -255,6 +256,14 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
         } else if (!strcmp(a, "--diffusers")) {
             NEEDV();
             set_str(obj(wl, "diffusion"), "diffusers", v);
+        } else if (!strcmp(a, "--text-tokens")) { /* diffusion_plan.c vp_diff_apply_text_tokens */
+            NEEDV();
+            double x;
+            if (!plan_number(cmd, a, v, &x)) {
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            set_num(obj(wl, "diffusion"), "text_tokens", x);
         } else if (!strcmp(a, "--alloc-conf")) {
             NEEDV();
             set_str(obj(plan, "runtime"), "pytorch_cuda_alloc_conf", v);

@@ -10,7 +10,7 @@ const DIFF_LABELS = {
   'workload.image_size': 'Image size', 'workload.frames': 'Frames', 'workload.height': 'Height',
   'workload.width': 'Width', 'workload.diffusion.cfg': 'Classifier-free guidance', 'workload.diffusion.offload': 'CPU offload',
   'workload.diffusion.vae_tiling': 'VAE tiling', 'workload.diffusion.vae_slicing': 'VAE slicing',
-  'workload.diffusion.precompute': 'Precompute', 'workload.diffusion.diffusers': 'diffusers release',
+  'workload.diffusion.precompute': 'Precompute', 'workload.diffusion.diffusers': 'diffusers release', 'workload.diffusion.text_tokens': 'Prompt tokens',
   'workload.diffusion.offload_empty_cache': 'Offload empties the cache', 'workload.diffusion.code': 'Inference code', 'hardware.source': 'Hardware source', 'hardware.gpu': 'GPU',
   'hardware.count': 'GPUs per node', 'hardware.nodes': 'Nodes', 'hardware.cpu_ram_gib': 'CPU RAM (GiB)',
   'hardware.probe': 'Probe file', 'hardware.device': 'Probe device',

@@ -388,7 +388,7 @@ export const DEFAULT_STATE = deepFreeze({
     height: '',
     width: '',
     diffusion: { cfg: true, offload: 'none', vae_tiling: false, vae_slicing: false, precompute: false,
-      diffusers: 'current', offload_empty_cache: true, code: 'diffusers' },
+      diffusers: 'current', offload_empty_cache: true, code: 'diffusers', text_tokens: '' },
   },
   instances: [DEFAULT_INSTANCE],
   hardware: {
@@ -500,6 +500,7 @@ export const ERROR_FIELDS = [
   ['workload.diffusion.offload', 'diff-offload'],
   ['workload.diffusion.precompute', 'diff-precompute'],
   ['workload.diffusion.diffusers', 'diff-diffusers'],
+  ['workload.diffusion.text_tokens', 'diff-text-tokens'],
   ['workload', 'workload-fieldset'],
   ['hardware.probe', 'probe-text'],
   ['hardware.device', 'probe-device'],

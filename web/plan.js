@@ -230,6 +230,7 @@ function diffusionOf(d, train) {
   // the pipeline's own options are inference settings; precompute is a training setup
   const keys = train ? ['precompute'] : ['cfg', 'offload', 'vae_tiling', 'vae_slicing', 'offload_empty_cache', 'code'];
   for (const k of [...keys, 'diffusers']) if (d[k] !== undefined && d[k] !== def[k]) out[k] = d[k];
+  if (!blank(d.text_tokens)) out.text_tokens = num(d.text_tokens); // the prompt's tokens (diffusion_plan.c)
   return Object.keys(out).length ? out : null;
 }
 

@@ -402,7 +402,10 @@ function diffusionFromPlan(d, invalid) {
   for (const [k, v] of Object.entries(d)) {
     const p = `workload.diffusion.${k}`;
     if (!Object.hasOwn(out, k)) invalid.push(p);
-    else if (typeof out[k] === 'boolean') {
+    else if (k === 'text_tokens') {
+      if (Number.isInteger(v) && v > 0) out[k] = v; // the core checks the range
+      else invalid.push(p);
+    } else if (typeof out[k] === 'boolean') {
       if (typeof v === 'boolean') out[k] = v;
       else invalid.push(p);
     } else if (typeof v === 'string' && O.CHOICES[p].includes(v)) out[k] = v;

@@ -108,7 +108,7 @@ export async function encodeShare(state, pinned = null) {
 }
 
 // Number fields whose default is '' (left out of the plan): a number is fine there too.
-const EMPTY_NUMBERS = ['workload.frames', 'workload.height', 'workload.width', 'hardware.cpu_ram_gib', 'parallel.vpp', 'parallel.microbatches',
+const EMPTY_NUMBERS = ['workload.frames', 'workload.height', 'workload.width', 'workload.diffusion.text_tokens', 'hardware.cpu_ram_gib', 'parallel.vpp', 'parallel.microbatches',
   'parallel.reduce_bucket_size', 'parallel.allgather_bucket_size', 'parallel.sub_group_size', 'instance.edited_layers'];
 
 /**

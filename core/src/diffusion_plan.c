@@ -13,7 +13,7 @@
  *   finetrainers' prepare_precomputations does (precompute.c), "code": "diffusers" (default) | "official", the
  *   model's own repository code instead of diffusers' pipeline: HunyuanVideo's sample_video.py (Tencent/HunyuanVideo
  *   at e965abb), whose transformer step is events_hunyuan.c and whose transformer stays on the GPU under
- *   sequential offload}. */
+ *   sequential offload, "text_tokens": the prompt's tokens (vp_diff_apply_text_tokens)}. */
 #include <stdio.h>
 
 #include "diffusers.h"
@@ -26,7 +26,8 @@ static const char *const k_diffusers[] = {"current", "0.30", "0.32", NULL}; /* o
 static const char *const k_code[] = {"diffusers", "official", NULL}; /* order of VP_DIFF_CODE_* */
 
 vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
-    static const char *const dkeys[] = {"cfg", "offload", "vae_tiling", "vae_slicing", "offload_empty_cache", "diffusers", "precompute", "code", NULL};
+    static const char *const dkeys[] = {"cfg",       "offload",    "vae_tiling", "vae_slicing", "offload_empty_cache",
+                                        "diffusers", "precompute", "code",       "text_tokens", NULL};
     vp_status st;
     const char *p = "workload";
     plan->frames = plan->height = plan->width = 0;
@@ -37,6 +38,7 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     plan->diff.diffusers = VP_DIFFUSERS_CURRENT;
     plan->diff.precompute = 0;
     plan->diff.code = VP_DIFF_CODE_DIFFUSERS;
+    plan->diff.text_tokens = 0;
     if ((st = vp_json_opt_int(w, p, "frames", 1, 10000, &plan->frames, err))) return st;
     if ((st = vp_json_opt_int(w, p, "height", 8, 16384, &plan->height, err))) return st;
     if ((st = vp_json_opt_int(w, p, "width", 8, 16384, &plan->width, err))) return st;
@@ -63,6 +65,7 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     if ((st = vp_json_opt_enum(d, dp, "diffusers", k_diffusers, &plan->diff.diffusers, err))) return st;
     if ((st = vp_json_opt_bool(d, dp, "precompute", &plan->diff.precompute, err))) return st;
     if ((st = vp_json_opt_enum(d, dp, "code", k_code, &plan->diff.code, err))) return st;
+    if ((st = vp_json_opt_int(d, dp, "text_tokens", 1, 4096, &plan->diff.text_tokens, err))) return st;
     if (plan->diff.code == VP_DIFF_CODE_OFFICIAL && plan->mode != VP_MODE_INFER)
         return vp_fail(err, VP_ERR_FIELD, "workload.diffusion.code",
                        "workload.diffusion.code \"official\" is HunyuanVideo's own inference script (sample_video.py); "
@@ -95,6 +98,17 @@ vp_status vp_diffusion_check_magnitudes(const vp_plan *plan, vp_error *err) {
                            plan->inst[i].name, T * per * L);
     }
     return VP_OK;
+}
+
+/* workload.diffusion.text_tokens: the prompt's length in tokens, the pipeline's `max_sequence_length` (pipeline_flux.py
+ * 512, pipeline_hunyuan_video.py 256, pipeline_wan.py 512, pipeline_ltx.py 128, pipeline_mochi.py 256, pipeline_cogvideox.py
+ * 226) or what a training script encodes (the FLUX QLoRA blog's compute_embeddings.py: 77). It replaces the transformer's
+ * text tokens (joined to the video tokens in CogVideoX, HunyuanVideo, Mochi, FLUX and SD3; the cross-attention keys of Wan
+ * and LTX-Video) and sets what the T5 / Llama / UMT5 encoder runs; SD3's sequence keeps its 77 CLIP tokens in front of
+ * the T5 ones (pipeline_stable_diffusion_3.py), and CLIP encoders keep their 77. */
+void vp_diff_apply_text_tokens(const vp_plan *plan, vp_instance *in) {
+    if (plan->diff.text_tokens <= 0 || !VP_DC_IS_DIT(in->arch.dclass)) return;
+    in->arch.d.text_len = in->arch.dclass == VP_DC_SD3 ? 77 + plan->diff.text_tokens : plan->diff.text_tokens;
 }
 
 int vp_diff_resident(const vp_plan *plan, const vp_instance *in) {

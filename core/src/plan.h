@@ -156,6 +156,7 @@ typedef struct vp_plan {
         int precompute;   /* training: conditions and latents precomputed first, encoders freed into the cache (precompute.c) */
         int diffusers;    /* VP_DIFFUSERS_* (diffusers.h): the diffusers release whose VAE decode code ran (default: current) */
         int code;         /* VP_DIFF_CODE_*: diffusers' pipeline (default) or the model's own repository code ("official") */
+        int64_t text_tokens; /* the prompt's tokens (the pipeline's / script's max_sequence_length); 0: the model's default */
     } diff;
     vp_plan_serve serve;       /* workload.mode "serve": the engine, its settings and the model (plan_serve_parse.c) */
 } vp_plan;

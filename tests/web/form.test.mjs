@@ -69,7 +69,7 @@ test('diffusion pipelines: the core adds the components the page shows, and ever
   // every pipeline option and the video size, through the form and back
   const plans = [
     { ...r.plan, workload: { mode: 'infer', batch: 1, frames: 49, height: 480, width: 720,
-      diffusion: { cfg: false, offload: 'model', vae_tiling: true, vae_slicing: true, offload_empty_cache: false, diffusers: '0.30' } } },
+      diffusion: { cfg: false, offload: 'model', vae_tiling: true, vae_slicing: true, offload_empty_cache: false, diffusers: '0.30', text_tokens: 77 } } },
     { ...r.plan, workload: { mode: 'infer', batch: 2, diffusion: { offload: 'sequential' } } },
     // fp32 weights under autocast with its cache off (diffusers mochi.md), a component moved off after its phase
     // (Wan's generate.py --offload_model), fp8 storage (layerwise casting) of a LoRA base
@@ -88,13 +88,13 @@ test('diffusion pipelines: the core adds the components the page shows, and ever
     // a bf16 DiT trained under accelerate's autocast (instances[].autocast), as the cogvideox-factory scripts ran it
     { ...base, workload: { mode: 'train', batch: 4, frames: 49, height: 480, width: 720 },
       instances: [{ model: { preset: 'cogvideox-2b' }, precision: 'bf16', autocast: true, finetune: { method: 'lora', lora: { r: 64, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } }, grad_ckpt: { every: 1 } }] },
-    { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 480, width: 720, diffusion: { precompute: true } },
+    { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 480, width: 720, diffusion: { precompute: true, text_tokens: 128 } },
       instances: [{ model: { preset: 'ltx-video' }, finetune: { method: 'lora', lora: { r: 128, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } }, grad_ckpt: { every: 1 } }] },
   ];
   surviveForm(plans);
   // a bad option is named, not taken
-  const bad = planToState({ ...base, workload: { mode: 'infer', batch: 1, diffusion: { offload: 'gpu', turbo: true } } }, presetType);
-  assert.deepEqual(bad.invalid.sort(), ['workload.diffusion.offload', 'workload.diffusion.turbo']);
+  const bad = planToState({ ...base, workload: { mode: 'infer', batch: 1, diffusion: { offload: 'gpu', turbo: true, text_tokens: '77; x' } } }, presetType);
+  assert.deepEqual(bad.invalid.sort(), ['workload.diffusion.offload', 'workload.diffusion.text_tokens', 'workload.diffusion.turbo']);
   const badGroup = planToState({ ...base, instances: [{ model: { preset: 'cogvideox-5b' }, group_offload: { type: 'module_level', stream: true } }] }, presetType);
   assert.deepEqual(badGroup.invalid.sort(), ['instances[0].group_offload.stream', 'instances[0].group_offload.type']);
 });
