@@ -319,20 +319,33 @@ async function currentLink() {
   return { frag, url: `${location.origin}${location.pathname}${location.search}#${frag}` };
 }
 
+// Encoding is asynchronous (deflate): an encode that started before a later one may finish after it, so each
+// write carries the number of its request and only the latest request writes the address bar and storage.
+let linkSeq = 0;
+
+/** The address bar and the saved setup get frag, unless a newer request (seq) has started since. */
+function writeLink(seq, frag) {
+  if (seq !== linkSeq) return; // a newer setup's link is on its way
+  history.replaceState(null, '', `#${frag}`);
+  try {
+    localStorage.setItem(STORAGE_KEY, frag);
+  } catch { /* storage full or unavailable: the link still works from the button */ }
+}
+
 function scheduleLinkUpdate() {
   clearTimeout(linkTimer);
   linkTimer = setTimeout(async () => {
+    const seq = ++linkSeq;
     try {
-      const { frag } = await currentLink();
-      history.replaceState(null, '', `#${frag}`);
-      localStorage.setItem(STORAGE_KEY, frag);
-    } catch { /* storage full or unavailable: the link still works from the button */ }
+      writeLink(seq, (await currentLink()).frag);
+    } catch { /* an encoding error: the button reports it */ }
   }, 300);
 }
 
 async function copyLink() {
+  const seq = ++linkSeq;
   const { frag, url } = await currentLink();
-  history.replaceState(null, '', `#${frag}`);
+  writeLink(seq, frag);
   try {
     await navigator.clipboard.writeText(url);
     setStatus('Link copied.');

@@ -97,12 +97,19 @@ test('a share link restores exactly the same setup in a fresh page', async () =>
   await page.fill('#seq', '2048');
   await settled(page, n);
   await page.click('#copy-link');
-  await page.waitForFunction(() => location.hash.startsWith('#v2.'));
-  const url = page.url();
-  const hash = new URL(url).hash;
+  const want = await page.evaluate(() => window.__vramplan.state);
+  // encoding runs asynchronously: wait until the address bar holds this setup's link (web/controller.js linkSeq)
+  const { decodeShare } = await import('../../web/share.js');
+  const { isDeepStrictEqual } = await import('node:util');
+  let hash = '';
+  for (let i = 0; i < 200; i++) {
+    await page.waitForFunction(() => location.hash.startsWith('#v2.'));
+    hash = new URL(page.url()).hash;
+    if (isDeepStrictEqual((await decodeShare(hash)).state, want)) break;
+    await page.waitForTimeout(50);
+  }
   assert.match(hash, /^#v2\.[dj]\.[A-Za-z0-9_-]+$/);
   assert.ok(hash.length < 600, `link is compact (${hash.length} chars)`);
-  const want = await page.evaluate(() => window.__vramplan.state);
   const wantPeak = await peakBytes(page);
   await context.close();
 

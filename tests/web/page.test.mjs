@@ -454,6 +454,7 @@ test('probe: links carry only what the estimate needs, and the page says so', as
     if ((await decodeShare(hash)).state.hardware.probe) break;
     await page.waitForTimeout(50);
   }
+  assert.ok((await decodeShare(hash)).state.hardware.probe, 'within ~20 s the link carries the probe');
   for (const frag of [hash, saved]) {
     const probe = JSON.parse((await decodeShare(frag)).state.hardware.probe);
     const text = JSON.stringify(probe);
