@@ -74,8 +74,10 @@ for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json') && f !=
   }
   if (plan.schema !== 'vramplan/plan@1') continue; // not a plan: not offered
   out.push({ file, name: typeof plan.name === 'string' ? plan.name : file });
+  // served without the indentation (the same plan: the page and the core read JSON, not layout)
+  fs.writeFileSync(path.join(dir, file), JSON.stringify(plan) + '\n');
 }
-fs.writeFileSync(path.join(dir, 'index.json'), JSON.stringify(out, null, 1) + '\n');
+fs.writeFileSync(path.join(dir, 'index.json'), JSON.stringify(out) + '\n');
 JS
 
 # Size report and budget (gzip -9 of each file, as a static host would serve it).
