@@ -78,7 +78,7 @@ static void vae(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
  * dtype (bitsandbytes nn/modules.py Linear4bit.forward, `.to(inp_dtype)`), and the modulated LayerNorm output it
  * receives is autocast's fp32, so the attention and FF outputs and the gated sums are fp32 (Wan's `.type_as` and
  * Mochi's norms cast the Linears' inputs back to the stream's 16 bits first). Checked against cogvideox-factory's
- * full fine-tuning tables and the FLUX QLoRA blog (tests `legacy_full_finetune`, `published_within_10`). */
+ * full fine-tuning tables and the FLUX QLoRA blog (tests `dit_amp_stream`, `published_within_10`, `legacy_deepspeed`). */
 static double dit_stream_bytes(const vp_instance *in, const vp_act_dtypes *dt) {
     const vp_arch *a = &in->arch;
     if (!dt->amp || !a->dclass || a->dclass == VP_DC_LTX) return dt->res;

@@ -121,7 +121,7 @@ static vp_status cogvideox(const cJSON *c, const char *p, vp_arch *a, vp_error *
      * q/k/v/out with bias + LayerNorm(head_dim) on q and k, FeedForward h -> 4h -> h (gelu-approximate) */
     int64_t nz = lin(t, 6 * h, 1) + 2 * h;
     int64_t blk = 2 * nz + 4 * lin(h, h, 1) + 4 * a->head_dim + ff(h, 4 * h, 1);
-    /* patch_embed: Conv2d(in, h, p) + text_proj Linear(text, h); time_embedding TimestepEmbedding(h, t):
+    /* patch_embed (below) + text_proj Linear(text, h); time_embedding TimestepEmbedding(h, t):
      * h->t->t; norm_final LayerNorm(h); norm_out AdaLayerNorm Linear(t, 2h) + LayerNorm(h); proj_out. The
      * 2b's sincos positional table is a non-persistent buffer (CogVideoXPatchEmbed). */
     /* CogVideoXPatchEmbed (embeddings.py): 1.0 a Conv2d(in, h, p) with bias=patch_bias; 1.5 (patch_size_t) a
