@@ -165,6 +165,13 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     if (a->d.attn_per_block > 1) {                 /* cross-attention over the text tokens */
         L += norm_b * h + 8.0 + (full ? 2.0 * adt * h : 0) + qk_norm_saved(plan, a, h, heads, qdt) + 2.0 * adt * h + 4.0 * heads;
         if (attn_s > 0) attn_s += (4.0 + adt) * heads * (double)a->d.text_len;
+        if (a->d.image_len > 0) {
+            /* Wan I2V: attn2 runs a second SDPA of the same query over the image tokens' keys and values and adds
+             * it (transformer_wan.py WanAttnProcessor: hidden_states_img, `hidden_states + hidden_states_img`):
+             * its output and LSE are saved as well */
+            L += adt * h + 4.0 * heads;
+            if (attn_s > 0) attn_s += (4.0 + adt) * heads * (double)a->d.image_len;
+        }
     }
     /* diffusers 0.32's HunyuanVideo hands SDPA a (B, N, N) bool mask (vp_dit_dense_mask_per_token). PyTorch's
      * scaled_dot_product_attention (aten/src/ATen/native/transformers/attention.cpp, 2.4-2.5) turns it into an

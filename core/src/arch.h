@@ -105,6 +105,7 @@ typedef struct {
                                              * (_keep_in_fp32_modules: T5 / UMT5 "wo") */
         int64_t patch_t, spatial, temporal; /* temporal patch; the pipeline VAE's compression */
         int64_t text_len, text_dim;         /* text tokens the pipeline encodes; their width */
+        int64_t image_len;                  /* image-embedding tokens a cross-attention also reads (Wan I2V: 257) */
         int joint;                          /* text tokens join the attention sequence */
         int cfg_batch;                      /* CFG concatenates cond + uncond into one batch */
         int attn_per_block;                 /* attention modules per block (self + cross) */

@@ -166,23 +166,40 @@ static vp_status wan(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     if ((st = patch3(c, p, a, err))) return st;
     int cross_norm = 1;
     if ((st = vp_json_opt_bool(c, p, "cross_attn_norm", &cross_norm, err))) return st;
-    const cJSON *img = cJSON_GetObjectItemCaseSensitive(c, "image_dim");
-    if (img && !cJSON_IsNull(img)) {
+    /* the image-to-video models (Wan2.1-I2V, FLF2V): image_dim 1280 (the CLIP ViT-H/14 image encoder's width),
+     * added_kv_proj_dim = h, pos_embed_seq_len 514 for first-last-frame (two images' 257 tokens); null in T2V */
+    int64_t img = 0, added_kv = 0, img_pos = 0;
+    if ((st = get(c, p, "image_dim", 1, MAXD, &img, err))) return st;
+    if ((st = get(c, p, "added_kv_proj_dim", 1, MAXD, &added_kv, err))) return st;
+    if ((st = get(c, p, "pos_embed_seq_len", 1, 1000000, &img_pos, err))) return st;
+    if ((img != 0) != (added_kv != 0)) {
         char path[128];
-        vp_path_key(path, sizeof path, p, "image_dim");
-        return vp_fail(err, VP_ERR_UNSUPPORTED, path, "%s: the image-to-video variant's image embedder is not modelled", path);
+        vp_path_key(path, sizeof path, p, img ? "added_kv_proj_dim" : "image_dim");
+        /* WanTransformer3DModel: the image embedding is read by the blocks' add_k_proj / add_v_proj */
+        return vp_fail(err, VP_ERR_FIELD, path, "%s: image_dim and added_kv_proj_dim go together (image-to-video)", path);
     }
     int64_t h = a->hidden, f = a->inter, pt = a->d.patch_t, pp = a->patch_size;
     /* WanTransformerBlock: norm1 (no affine), attn1 and attn2 = WanAttention q/k/v/out with biases and
      * RMSNorm(h) on q and k ("rms_norm_across_heads"), norm2 LayerNorm(h) affine when cross_attn_norm,
      * FeedForward h -> ffn_dim -> h (gelu-approximate), scale_shift_table (1, 6, h) */
     int64_t attn = 4 * lin(h, h, 1) + 2 * h;
-    int64_t blk = 2 * attn + (cross_norm ? 2 * h : 0) + ff(h, f, 1) + 6 * h;
+    /* I2V: attn2 adds add_k_proj and add_v_proj Linear(added_kv, h) with biases and norm_added_k RMSNorm(h)
+     * (transformer_wan.py WanAttention, lines 211-215) */
+    int64_t img_kv = added_kv ? 2 * lin(added_kv, h, 1) + h : 0;
+    int64_t blk = 2 * attn + img_kv + (cross_norm ? 2 * h : 0) + ff(h, f, 1) + 6 * h;
     /* patch_embedding Conv3d(in, h, patch); condition_embedder: time_embedder 256->h->h, time_proj
-     * Linear(h, 6h), text_embedder 4096->h->h; proj_out Linear(h, out·prod(patch)); scale_shift_table 2h */
+     * Linear(h, 6h), text_embedder 4096->h->h; proj_out Linear(h, out·prod(patch)); scale_shift_table 2h;
+     * I2V's image_embedder WanImageEmbedding (lines 284-305): FP32LayerNorm(image_dim) and FP32LayerNorm(h), both
+     * affine, FeedForward(image_dim, h, mult=1, "gelu") = Linear(image_dim, image_dim) + Linear(image_dim, h), and
+     * with pos_embed_seq_len a (1, seq, image_dim) position table */
     int64_t embed = a->in_channels * pt * pp * pp * h + h + mlp2(a->text_embed_dim, h);
     int64_t other = mlp2(freq, h) + lin(h, 6 * h, 1) + lin(h, a->out_channels * pt * pp * pp, 1) + 2 * h;
-    finish(a, embed, other, blk, a->layers, a->layers * blk, a->layers * (8 * lin(h, h, 1) + ff(h, f, 1)), h * f);
+    if (img) other += 2 * img + lin(img, img, 1) + lin(img, h, 1) + 2 * h + img_pos * img;
+    finish(a, embed, other, blk, a->layers, a->layers * blk,
+           a->layers * (8 * lin(h, h, 1) + (added_kv ? 2 * lin(added_kv, h, 1) : 0) + ff(h, f, 1)), h * f);
+    /* the image tokens the cross-attentions read: CLIP ViT-H/14 at 224 px gives 16 × 16 + 1 = 257 per image
+     * (pipeline_wan_i2v.py encode_image: the penultimate hidden state), two images for first-last-frame */
+    a->d.image_len = img ? (img_pos ? img_pos : 257) : 0;
     a->time_embed_dim = h;
     a->d.spatial = 8;
     a->d.temporal = 4;

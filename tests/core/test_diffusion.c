@@ -50,7 +50,7 @@ static void cogvideox_2b(void **s) {
  * 5,570,283,072 - (16·4·3072 + 3072) + (128·3072 + 3072) + (3072·128 + 128) - (3072·64 + 64) = 5,570,676,352 (its three
  * safetensors shards, 4.98 + 4.95 + 1.22 GB, hold 11.15 GB ≈ 2 B × that). The 1.5 I2V model (in_channels 32,
  * ofs_embed_dim 512) adds 128·3072 patch-embedding weights and the ofs TimestepEmbedding 2 × (512² + 512):
- * 5,571,594,880. Tokens at 81 × 768 × 1360: 21 latent frames, padded to 22 by the pipeline (additional_frames) and
+ * 5,571,594,880 (the model-screening notes cited in wan_i2v give CogVideoX1.5-5B-I2V as 5.5716B). Tokens at 81 × 768 × 1360: 21 latent frames, padded to 22 by the pipeline (additional_frames) and
  * taken 2 at a time: 11 × 48 × 85 = 44,880 video tokens + 226 text. */
 static void cogvideox_1_5(void **s) {
     (void)s;
@@ -74,6 +74,45 @@ static void cogvideox_1_5(void **s) {
     assert_int_equal(vp_dit_seq_tokens(&a, 81, 768, 1360), 44880 + 226);
     /* the ofs embedding is added to the time embedding: another width is refused by name */
     t_expect_error(t_plan1(wl, t_hf_instance(t_fmt(t2v, "256"), ref)), VP_ERR_RANGE, "instances[0].model.hf_config.ofs_embed_dim");
+}
+
+/* Wan2.1's image-to-video transformers (WanTransformer3DModel with image_dim 1280, added_kv_proj_dim = h, in_channels 36):
+ * over the text-to-video count, the patch embedding's 20 more input channels (20 × 1 × 2 × 2 × h), the image_embedder
+ * (two affine FP32LayerNorms, 2 × 1280 + 2h; Linear(1280, 1280) + Linear(1280, h) with biases) and per block attn2's
+ * add_k_proj + add_v_proj (2 × (h² + h)) and norm_added_k (h):
+ *   14B (h 5120, 40 blocks): 14,288,491,584 + 409,600 + 8,211,200 + 40 × 52,444,160 = 16,394,878,784
+ *   1.3B (h 1536, 30 blocks): 1,418,996,800 + 122,880 + 3,612,928 + 30 × 4,723,200 = 1,564,428,608
+ * Independent count: a public repository's model-screening notes give SkyReels-V2-I2V-14B / 1.3B (Wan2.1's I2V
+ * architecture) as 16,394,878,784 / 1,564,428,608 from their safetensors; the same notes give CogVideoX1.5-5B-I2V as
+ * 5.5716B (cogvideox_1_5: 5,571,594,880). The cross-attention reads 257 image tokens (CLIP ViT-H/14 at 224 px): one
+ * more SDPA of the video tokens' query per block, whose output and LSE training saves (activations_dit.c). */
+static void wan_i2v(void **s) {
+    (void)s;
+    const char *fmt = "{\"_class_name\":\"WanTransformer3DModel\",\"added_kv_proj_dim\":%d,\"attention_head_dim\":128,"
+                      "\"cross_attn_norm\":true,\"ffn_dim\":%d,\"freq_dim\":256,\"image_dim\":1280,\"in_channels\":36,"
+                      "\"num_attention_heads\":%d,\"num_layers\":%d,\"out_channels\":16,\"patch_size\":[1,2,2],"
+                      "\"qk_norm\":\"rms_norm_across_heads\",\"text_dim\":4096}";
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832}";
+    const char *ref = "\"precision\":\"bf16\",\"role\":\"reference\",\"activations\":\"no_grad\"";
+    assert_u64_equal(t_json_params_total(t_estimate_json(t_plan1(wl, t_hf_instance(t_fmt(fmt, 5120, 13824, 40, 40), ref))), 0),
+                     16394878784ULL);
+    assert_u64_equal(t_json_params_total(t_estimate_json(t_plan1(wl, t_hf_instance(t_fmt(fmt, 1536, 8960, 12, 30), ref))), 0),
+                     1564428608ULL);
+    /* training (LoRA r16 on to_q/k/v/out.0, which PEFT also matches in attn2) saves the image attention's output and LSE:
+     * 2h + 4 · heads B per token per block more than the same blocks without the image cross-attention */
+    const char *tw = "{\"mode\":\"train\",\"batch\":1,\"frames\":17,\"height\":256,\"width\":256}";
+    const char *tr = "\"precision\":\"bf16\",\"optimizer\":{\"name\":\"adamw\"},\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":16,"
+                     "\"alpha\":16,\"dropout\":0,\"dtype\":\"bf16\",\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}}";
+    const char *t2v = "{\"_class_name\":\"WanTransformer3DModel\",\"attention_head_dim\":128,\"cross_attn_norm\":true,"
+                      "\"ffn_dim\":8960,\"freq_dim\":256,\"in_channels\":36,\"num_attention_heads\":12,\"num_layers\":30,"
+                      "\"out_channels\":16,\"patch_size\":[1,2,2],\"qk_norm\":\"rms_norm_across_heads\",\"text_dim\":4096}";
+    const vp_estimate *a = t_estimate(t_plan1(tw, t_hf_instance(t_fmt(fmt, 1536, 8960, 12, 30), tr)));
+    const vp_estimate *b = t_estimate(t_plan1(tw, t_hf_instance(t2v, tr)));
+    /* 17 frames of 256²: (17 - 1) / 4 + 1 = 5 latent frames × 16 × 16 = 1,280 tokens; 30 blocks × (2 × 1536 + 4 × 12) */
+    assert_u64_equal(t_component(a, 0, "activations", "policy") - t_component(b, 0, "activations", "policy"),
+                     1280ULL * 30ULL * (2ULL * 1536ULL + 48ULL));
+    t_expect_error(t_plan1(wl, t_hf_instance("{\"_class_name\":\"WanTransformer3DModel\",\"image_dim\":1280}", ref)), VP_ERR_FIELD,
+                   "instances[0].model.hf_config.added_kv_proj_dim");
 }
 
 /* Wan2.1-T2V-1.3B: 1,418,996,800, the PyTorch count public training code asserts for the frozen model
@@ -1449,7 +1488,7 @@ static void published_misses(void **s) {
 
 int main(int argc, char **argv) {
     const struct CMUnitTest params[] = {
-        cmocka_unit_test(cogvideox_5b), cmocka_unit_test(cogvideox_2b), cmocka_unit_test(cogvideox_1_5), cmocka_unit_test(wan_1_3b),
+        cmocka_unit_test(cogvideox_5b), cmocka_unit_test(cogvideox_2b), cmocka_unit_test(cogvideox_1_5), cmocka_unit_test(wan_i2v), cmocka_unit_test(wan_1_3b),
         cmocka_unit_test(wan_14b),      cmocka_unit_test(ltx),          cmocka_unit_test(mochi),
         cmocka_unit_test(flux_dev),     cmocka_unit_test(hunyuan), cmocka_unit_test(lora_single_stream),      cmocka_unit_test(sd3),
         cmocka_unit_test(t5_xxl),       cmocka_unit_test(umt5),         cmocka_unit_test(clip),
