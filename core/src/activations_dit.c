@@ -98,17 +98,12 @@ static double qk_norm_saved(const vp_plan *plan, const vp_arch *a, double h, dou
     int across = a->dclass == VP_DC_WAN || a->dclass == VP_DC_LTX; /* "rms_norm_across_heads": one norm over h */
     double rows = across ? 1.0 : heads;
     int old = plan->diff.diffusers != VP_DIFFUSERS_CURRENT;
-    switch (a->dclass) {
-    case VP_DC_HUNYUAN:
-    case VP_DC_SD3: return 4.0 * h + (qdt < 4 ? qdt * h : 0) + 4.0 * rows;
-    case VP_DC_FLUX:
-    case VP_DC_LTX:
-        if (old) return 4.0 * h + (qdt < 4 ? qdt * h : 0) + 4.0 * rows;
-        return qdt * h + 4.0 * rows;
-    case VP_DC_WAN: return qdt * h + 4.0 * rows;
-    case VP_DC_MOCHI: return 4.0 * h + 4.0 * rows;
-    default: return qdt * h + 8.0 * heads; /* CogVideoX's LayerNorm(head_dim); a DiT without a class */
-    }
+    int dc = a->dclass;
+    if (dc == VP_DC_HUNYUAN || dc == VP_DC_SD3 || (old && (dc == VP_DC_FLUX || dc == VP_DC_LTX)))
+        return 4.0 * h + (qdt < 4 ? qdt * h : 0) + 4.0 * rows;     /* diffusers' RMSNorm */
+    if (dc == VP_DC_FLUX || dc == VP_DC_LTX || dc == VP_DC_WAN) return qdt * h + 4.0 * rows; /* torch.nn.RMSNorm */
+    if (dc == VP_DC_MOCHI) return 4.0 * h + 4.0 * rows;            /* MochiRMSNorm */
+    return qdt * h + 8.0 * heads; /* CogVideoX's LayerNorm(head_dim); a DiT without a class */
 }
 
 /* DiT blocks (diffusers cogvideox_transformer_3d.py CogVideoXBlock + CogVideoXAttnProcessor2_0, and the

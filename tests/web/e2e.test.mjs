@@ -7,14 +7,31 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import {
   useBrowser, FIX, PROBE_FIX, EXAMPLES, XSS, peakBytes, reservedBytes, smiBytes, estimates, settled, choose, shot, assertClean,
 } from './browser.mjs';
 import { gpuDisplayName } from '../../web/view.js';
+import { decodeShare } from '../../web/share.js';
 
 const B = useBrowser();
 const openPage = B.openPage;
 const referenceEstimate = B.referenceEstimate;
+
+/**
+ * The address bar's link once it decodes to `want`: encoding runs asynchronously, and a link written before the
+ * last change can still be in place for a moment under load (web/controller.js linkSeq); up to ~10 s.
+ */
+async function linkOf(page, want) {
+  let hash = '';
+  for (let i = 0; i < 200; i++) {
+    await page.waitForFunction(() => location.hash.startsWith('#v2.'));
+    hash = new URL(page.url()).hash;
+    if (isDeepStrictEqual((await decodeShare(hash)).state, want)) break;
+    await page.waitForTimeout(50);
+  }
+  return hash;
+}
 
 test('the page loads, estimates and asks no other origin', async () => {
   const { context, page, log } = await openPage();
@@ -98,16 +115,7 @@ test('a share link restores exactly the same setup in a fresh page', async () =>
   await settled(page, n);
   await page.click('#copy-link');
   const want = await page.evaluate(() => window.__vramplan.state);
-  // encoding runs asynchronously: wait until the address bar holds this setup's link (web/controller.js linkSeq)
-  const { decodeShare } = await import('../../web/share.js');
-  const { isDeepStrictEqual } = await import('node:util');
-  let hash = '';
-  for (let i = 0; i < 200; i++) {
-    await page.waitForFunction(() => location.hash.startsWith('#v2.'));
-    hash = new URL(page.url()).hash;
-    if (isDeepStrictEqual((await decodeShare(hash)).state, want)) break;
-    await page.waitForTimeout(50);
-  }
+  const hash = await linkOf(page, want);
   assert.match(hash, /^#v2\.[dj]\.[A-Za-z0-9_-]+$/);
   assert.ok(hash.length < 600, `link is compact (${hash.length} chars)`);
   const wantPeak = await peakBytes(page);
@@ -634,17 +642,7 @@ test('a share link with two instances and a parallel layout opens the same in a 
   assert.equal(await peakBytes(page), tight.peak_alloc_bytes, 'the verdict talks about the tightest GPU');
   await page.click('#copy-link');
   const want = await page.evaluate(() => window.__vramplan.state);
-  // the link of this setup: encoding runs asynchronously, and a link written before the last change (the GPU
-  // count, say) can still be in place for a moment under load, so wait until the link decodes to this state
-  const { decodeShare } = await import('../../web/share.js');
-  const { isDeepStrictEqual } = await import('node:util');
-  let hash = '';
-  for (let i = 0; i < 200; i++) {
-    await page.waitForFunction(() => location.hash.startsWith('#v2.'));
-    hash = new URL(page.url()).hash;
-    if (isDeepStrictEqual((await decodeShare(hash)).state, want)) break;
-    await page.waitForTimeout(50);
-  }
+  const hash = await linkOf(page, want);
   assert.ok(hash.length < 1000, `link is compact (${hash.length} chars)`);
   const wantPeak = await peakBytes(page);
   const wantDevices = await page.locator('#devices article.device').count();
