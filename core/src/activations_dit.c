@@ -207,6 +207,17 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         cast_fwd = 4.0 * h; /* the FF's input: the fp32 concatenation (4h, not adt·h) and proj's 16-bit cast of it */
         L += cast_extra;
     }
+    /* Wan 2.2 TI2V's per-token modulation (expand_timesteps; transformer_wan.py WanTransformerBlock.forward): the
+     * block's fp32 `scale_shift_table + temb.float()` (6h × 4 B per token) stays saved through its chunk views
+     * gate_msa and c_gate_msa, which `attn_output * gate_msa` and `ff_output.float() * c_gate_msa` keep for the
+     * outputs' gradients, and the two fp32 `1 + scale` tensors are saved by their products with the normalized
+     * inputs (+8h). Outside the blocks temb and timestep_proj (7h in the activation dtype, the checkpointed blocks'
+     * shared input) and norm_out's fp32 `1 + scale` (4h) are kept to the backward. */
+    double ts_out = 0;
+    if (a->d.ts_tokens) {
+        L += 24.0 * h + 8.0 * h;
+        ts_out = 7.0 * adt * h + 4.0 * h;
+    }
     if (in->ft == VP_FT_ADAPTER) L += adt * h + 2.0 * adt * (double)in->adapter_dim; /* adapter input, bottleneck */
     if (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA) L += vp_lora_act_per_token_layer(in) * (a->d.attn_per_block > 1 ? 2 : 1);
     attn_s += adt * dense_mask;                    /* the additive bias saved by SDPA (above) */
@@ -214,7 +225,7 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     r->layer_attn_s = attn_s;
     r->layer_repl = 2.0 * (res * h + 8.0);
     r->ckpt_layer = res * h;
-    r->outside = 2.0 * res * h;
+    r->outside = 2.0 * res * h + ts_out;
     r->bwd_temp = adt * f + 2.0 * res * h + cast_bwd;
     r->fwd_temp = 2.0 * adt * f + cast_fwd;
     r->tokens = plan->batch * tokens;

@@ -36,6 +36,9 @@ vp_status vp_dit_parse(const struct cJSON *c, const char *p, int dclass, vp_arch
 vp_status vp_vae_parse(const struct cJSON *c, const char *p, int dclass, vp_arch *a, vp_error *err);
 vp_status vp_vae_ltx_parse(const struct cJSON *c, const char *p, vp_arch *a, vp_error *err);   /* vae_ltx.c */
 vp_status vp_vae_mochi_parse(const struct cJSON *c, const char *p, vp_arch *a, vp_error *err); /* vae_mochi.c */
+vp_status vp_vae_wan_parse(const struct cJSON *c, const char *p, vp_arch *a, vp_error *err);   /* vae_wan.c */
+/* the Wan decoder's channels: dd[0] the mid block's, dd[i + 1] up block i's output (vae_wan.c) */
+void vp_vae_wan_dec_dims(const vp_arch *a, int64_t *dd);
 /* A list field of a VAE config (vae_config.c): up to max integers in lo..hi (boolean: true/false as 1/0) into out,
  * their number into *n; absent or null leaves both unchanged. */
 vp_status vp_vae_list(const struct cJSON *c, const char *p, const char *key, int boolean, int64_t lo, int64_t hi,
@@ -118,5 +121,10 @@ void vp_vae_mochi_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, i
                               double elem, int tiling, int slicing, vp_vae_peak *out);
 void vp_vae_mochi_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
                               double elem, int tiling, int slicing, vp_vae_peak *out);
+/* the Wan 2.2 VAE's (is_residual; vae_wan.c) */
+void vp_vae_wan22_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
+                              int tiling, int slicing, vp_vae_peak *out);
+void vp_vae_wan22_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
+                              int tiling, int slicing, vp_vae_peak *out);
 
 #endif

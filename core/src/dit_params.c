@@ -201,8 +201,19 @@ static vp_status wan(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
      * (pipeline_wan_i2v.py encode_image: the penultimate hidden state), two images for first-last-frame */
     a->d.image_len = img ? (img_pos ? img_pos : 257) : 0;
     a->time_embed_dim = h;
-    a->d.spatial = 8;
+    /* The VAE the transformer's latents come from: WanPipeline reads vae_scale_factor_spatial from the VAE
+     * (pipeline_wan.py __init__), and the DiT's out_channels are that VAE's z_dim: 16, the Wan 2.1 VAE (8x spatial),
+     * or 48, the Wan 2.2 VAE of Wan2.2-TI2V-5B (16x: 8x of its conv stack on 2x2-patchified pixels; vae_wan.c). */
+    int wan22_vae = a->out_channels == 48;
+    a->d.spatial = wan22_vae ? 16 : 8;
     a->d.temporal = 4;
+    /* expand_timesteps (the TI2V-5B pipeline's model_index.json: true): pipeline_wan.py passes one timestep per
+     * token, (batch, seq_len), so the condition embedder's temb and timestep_proj and each block's modulation are
+     * per token (transformer_wan.py WanTransformer3DModel.forward, `timestep.ndim == 2`). A config may say so with
+     * the pipeline's key; without it, the Wan 2.2 VAE's latents mean the TI2V pipeline. */
+    int ts = wan22_vae;
+    if ((st = vp_json_opt_bool(c, p, "expand_timesteps", &ts, err))) return st;
+    a->d.ts_tokens = ts;
     a->d.text_len = 512; /* pipeline_wan.py max_sequence_length 512 */
     a->d.text_dim = a->text_embed_dim;
     a->d.joint = 0;      /* text through cross-attention (attn2) */

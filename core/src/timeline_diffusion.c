@@ -192,9 +192,22 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
                                   "SDPA turns the bool mask into an additive bias in the query's dtype (%.0f B per pair) "
                                   "for the memory-efficient kernel, one block at a time", adt);
                 }
-                vp_moment_add(m, &c->owner, "modulation", "Timestep / modulation embeddings",
-                              (int64_t)((double)cfgb * 7.0 * h * adt),
-                              "temb (b × h) and one block's adaptive-norm shift/scale/gate (b × 6h)");
+                if (a->d.ts_tokens) {
+                    /* Wan 2.2 TI2V (expand_timesteps, transformer_wan.py): temb (b, T, h) and timestep_proj
+                     * (b, T, 6h) in the activation dtype for the whole call; in each block
+                     * `self.scale_shift_table.unsqueeze(0) + temb.float()` is an fp32 (b, T, 6, h) tensor (24h B per
+                     * token) whose six chunks live to the block's end, beside the block's temporaries, and at the
+                     * block's start the `.float()` copy (24h more) is alive with it and the block's input */
+                    double held = 24.0 * h, start = 48.0 * h + adt * h - per;
+                    double blk = held > start ? held : start;
+                    vp_moment_add(m, &c->owner, "modulation", "Timestep / modulation embeddings (per token)",
+                                  (int64_t)(BT * (7.0 * h * adt + blk)),
+                                  "expand_timesteps: one timestep per token, %s tokens × (temb + timestep_proj %.0f B + "
+                                  "one block's fp32 shift/scale/gate %.0f B)", tok, 7.0 * h * adt, blk);
+                } else
+                    vp_moment_add(m, &c->owner, "modulation", "Timestep / modulation embeddings",
+                                  (int64_t)((double)cfgb * 7.0 * h * adt),
+                                  "temb (b × h) and one block's adaptive-norm shift/scale/gate (b × 6h)");
                 const char *kern = c->a.attn_kernel ? c->a.attn_kernel : "flash";
                 if (!strcmp(kern, "math") || !strcmp(kern, "eager")) {
                     double s2 = (double)cfgb * heads * T * T * 2.0 * adt;

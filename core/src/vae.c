@@ -4,8 +4,9 @@
  *   autoencoder_kl.py AutoencoderKL + vae.py Encoder/Decoder (2-D: FLUX, SD3),
  *   autoencoder_kl_cogvideox.py AutoencoderKLCogVideoX (causal 3-D convs, SpatialNorm3D decoder),
  *   autoencoder_kl_hunyuan_video.py AutoencoderKLHunyuanVideo (causal 3-D convs, causal-masked mid attention),
- *   autoencoder_kl_wan.py AutoencoderKLWan (causal 3-D convs, RMS norms, one latent frame per call);
- *   AutoencoderKLLTXVideo and AutoencoderKLMochi are in vae_ltx.c and vae_mochi.c, dispatched from here. */
+ *   autoencoder_kl_wan.py AutoencoderKLWan 2.1 (causal 3-D convs, RMS norms, one latent frame per call);
+ *   AutoencoderKLLTXVideo, AutoencoderKLMochi and the Wan configs (with the Wan 2.2 VAE's decode and encode) are in
+ *   vae_ltx.c, vae_mochi.c and vae_wan.c, dispatched from here. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,47 +58,6 @@ static int64_t kl_like(const vp_arch *a, int64_t kvol, int64_t updown_kvol, int6
     return e + d + q;
 }
 
-/* AutoencoderKLWan (2.1): dims = base × [1] + dim_mult; WanResidualBlock (RMS_norm gamma C, causal conv 3³,
- * RMS_norm, conv, 1³ shortcut); encoder resample: Conv2d(C, C, 3, stride 2) (+ time_conv Conv3d(C, C, (3,1,1))
- * where temperal_downsample); mid: resnet, WanAttentionBlock (RMS_norm, to_qkv 1×1 C->3C, proj 1×1), resnet;
- * decoder up block i: (num_res_blocks + 1) resnets from in_dim (halved after the first block), resample
- * Conv2d(C, C/2, 3) (+ time_conv Conv3d(C, 2C, (3,1,1)) where temporal); quant_conv 2z->2z, post_quant z->z. */
-static int64_t wan_res(int64_t in, int64_t out) { return in + conv(in, out, 27) + out + conv(out, out, 27) + (in != out ? conv(in, out, 1) : 0); }
-static int64_t wan_attn(int64_t c) { return c + conv(c, 3 * c, 1) + conv(c, c, 1); }
-static int64_t wan_count(const vp_arch *a, int64_t *enc_out, int64_t *dec_out, const int *tdown) {
-    int n = a->d.levels; /* len(dim_mult) */
-    int64_t base = a->d.ch[0], z = a->d.latent_ch, nrb = a->d.layers_per_block;
-    int64_t dims[8];
-    dims[0] = base;
-    for (int i = 0; i < n; i++) dims[i + 1] = a->d.ch[i + 1];
-    int64_t e = conv(3, dims[0], 27);
-    for (int i = 0; i < n; i++) {
-        int64_t in = dims[i], out = dims[i + 1];
-        for (int64_t k = 0; k < nrb; k++) e += wan_res(k ? out : in, out);
-        if (i != n - 1) e += conv(out, out, 9) + (tdown[i] ? conv(out, out, 3) : 0);
-    }
-    int64_t top = dims[n];
-    e += 2 * wan_res(top, top) + wan_attn(top) + top + conv(top, 2 * z, 27);
-    /* decoder dims = [top] + reversed(dims[1:]) */
-    int64_t dd[8];
-    dd[0] = top;
-    for (int i = 0; i < n; i++) dd[i + 1] = dims[n - i];
-    int64_t d = conv(z, dd[0], 27) + 2 * wan_res(dd[0], dd[0]) + wan_attn(dd[0]);
-    for (int i = 0; i < n; i++) {
-        int64_t in = dd[i], out = dd[i + 1];
-        if (i > 0) in /= 2;
-        for (int64_t k = 0; k <= nrb; k++) d += wan_res(k ? out : in, out);
-        if (i != n - 1) {
-            int temporal = tdown[n - 2 - i]; /* temperal_upsample = temperal_downsample reversed */
-            d += conv(out, out / 2, 9) + (temporal ? conv(out, 2 * out, 3) : 0);
-        }
-    }
-    d += dd[n] + conv(dd[n], 3, 27);
-    *enc_out = e;
-    *dec_out = d;
-    return e + d + conv(2 * z, 2 * z, 1) + conv(z, z, 1);
-}
-
 static vp_status read_channels(const cJSON *c, const char *p, const char *key, vp_arch *a, vp_error *err) {
     const cJSON *bo = cJSON_GetObjectItemCaseSensitive(c, key);
     if (!bo) return VP_OK;
@@ -124,109 +84,66 @@ vp_status vp_vae_parse(const cJSON *c, const char *p, int dclass, vp_arch *a, vp
                               : dclass == VP_DC_VAE_HUNYUAN ? "vae_hunyuanvideo" : "vae_cogvideox", sizeof a->model_type);
     a->mlp = VP_MLP_GELU;
     a->norm = VP_NORM_LAYER;
-    int64_t enc = 0, dec = 0;
     if (dclass == VP_DC_VAE_WAN) {
-        int64_t base = 96, mult[5] = {1, 2, 4, 4, 0};
-        int nm = 4;
-        int tdown[4] = {0, 1, 1, 0};
-        a->d.latent_ch = 16;
-        a->d.layers_per_block = 2;
-        int64_t nrb = 2;
-        if ((st = vp_json_opt_int(c, p, "base_dim", 1, 65536, &base, err))) return st;
-        if ((st = vp_json_opt_int(c, p, "z_dim", 1, 4096, &a->d.latent_ch, err))) return st;
-        if ((st = vp_json_opt_int(c, p, "num_res_blocks", 1, 64, &nrb, err))) return st;
-        a->d.layers_per_block = (int)nrb;
-        vp_arch tmp;
-        memset(&tmp, 0, sizeof tmp);
-        if ((st = read_channels(c, p, "dim_mult", &tmp, err))) return st;
-        if (tmp.d.levels) {
-            nm = tmp.d.levels;
-            for (int i = 0; i < nm; i++) mult[i] = tmp.d.ch[i];
-        }
-        const cJSON *td = cJSON_GetObjectItemCaseSensitive(c, "temperal_downsample");
-        if (cJSON_IsArray(td)) {
-            int n = cJSON_GetArraySize(td);
-            for (int i = 0; i < n && i < 4; i++) tdown[i] = cJSON_IsTrue(cJSON_GetArrayItem(td, i));
-        }
-        const cJSON *attn = cJSON_GetObjectItemCaseSensitive(c, "attn_scales");
-        if (cJSON_IsArray(attn) && cJSON_GetArraySize(attn) > 0) {
-            char path[128];
-            vp_path_key(path, sizeof path, p, "attn_scales");
-            return vp_fail(err, VP_ERR_UNSUPPORTED, path, "%s: attention in the down/up blocks is not modelled", path);
-        }
-        const cJSON *res = cJSON_GetObjectItemCaseSensitive(c, "is_residual");
-        if (cJSON_IsTrue(res)) {
-            char path[128];
-            vp_path_key(path, sizeof path, p, "is_residual");
-            return vp_fail(err, VP_ERR_UNSUPPORTED, path, "%s: the Wan 2.2 VAE is not modelled", path);
-        }
-        a->d.levels = nm;
-        a->d.ch[0] = base;
-        for (int i = 0; i < nm; i++) a->d.ch[i + 1] = base * mult[i];
-        a->d.params = wan_count(a, &enc, &dec, tdown);
-        /* the decoder's channels at each output level for the peak model: up block i's out dim */
-        a->d.vae3d = 1;
-        a->d.frame_chunk = 1; /* _decode: one latent frame per decoder call (causal feature cache) */
-        a->d.spatial = 1LL << (nm - 1);
-        a->d.temporal = 1;
-        for (int i = 0; i < nm - 1; i++) a->d.temporal *= tdown[i] ? 2 : 1;
-        a->d.tile_h = a->d.tile_w = 256; /* tile_sample_min_height/width; stride 192 */
-        a->d.tile_frames = 0;
+        if ((st = vp_vae_wan_parse(c, p, a, err))) return st; /* vae_wan.c */
+        a->layers = 1;
+        a->hidden = a->d.ch[0];
+        return VP_OK;
+    }
+    int64_t enc = 0, dec = 0;
+    a->d.ch[0] = 128;
+    a->d.ch[1] = 256;
+    a->d.ch[2] = 512;
+    a->d.ch[3] = 512;
+    a->d.levels = 4;
+    a->d.latent_ch = dclass == VP_DC_VAE_KL ? 4 : 16;
+    int64_t lpb = dclass == VP_DC_VAE_COGVIDEOX ? 3 : 2;
+    if (dclass == VP_DC_VAE_COGVIDEOX) a->d.ch[2] = 256;
+    if ((st = read_channels(c, p, "block_out_channels", a, err))) return st;
+    if ((st = vp_json_opt_int(c, p, "latent_channels", 1, 4096, &a->d.latent_ch, err))) return st;
+    if ((st = vp_json_opt_int(c, p, "layers_per_block", 1, 64, &lpb, err))) return st;
+    a->d.layers_per_block = (int)lpb;
+    int mid = dclass != VP_DC_VAE_COGVIDEOX, quant = dclass != VP_DC_VAE_COGVIDEOX, pquant = quant;
+    if (dclass != VP_DC_VAE_COGVIDEOX && (st = vp_json_opt_bool(c, p, "mid_block_add_attention", &mid, err))) return st;
+    if ((st = vp_json_opt_bool(c, p, "use_quant_conv", &quant, err))) return st;
+    if ((st = vp_json_opt_bool(c, p, "use_post_quant_conv", &pquant, err))) return st;
+    a->d.mid_attn = mid;
+    int64_t kvol = dclass == VP_DC_VAE_KL ? 9 : 27;
+    /* down/up convs: Conv2d 3×3 (vae.py Downsample2D/Upsample2D; CogVideoXDownsample3D/Upsample3D);
+     * HunyuanVideoDownsampleCausal3D / UpsampleCausal3D: causal Conv3d 3³ */
+    int64_t ud = dclass == VP_DC_VAE_HUNYUAN ? 27 : 9;
+    int64_t zq = dclass == VP_DC_VAE_COGVIDEOX ? a->d.latent_ch : 0;
+    int64_t total = kl_like(a, kvol, ud, zq, lpb, lpb + 1, 0, &enc, &dec);
+    int64_t L = a->d.latent_ch;
+    if (quant) total += dclass == VP_DC_VAE_HUNYUAN ? conv(2 * L, 2 * L, 1) : conv(2 * L, 2 * L, 1);
+    if (pquant) total += conv(L, L, 1);
+    if (dclass == VP_DC_VAE_HUNYUAN) { /* quant_conv and post_quant_conv are unconditional there */
+        if (!quant) total += conv(2 * L, 2 * L, 1);
+        if (!pquant) total += conv(L, L, 1);
+    }
+    a->d.params = total;
+    a->d.vae3d = dclass != VP_DC_VAE_KL;
+    a->d.spatial = 1LL << (a->d.levels - 1);
+    a->d.temporal = dclass == VP_DC_VAE_KL ? 1 : 4;
+    int64_t tc = a->d.temporal;
+    if (dclass != VP_DC_VAE_KL && (st = vp_json_opt_int(c, p, "temporal_compression_ratio", 1, 64, &tc, err))) return st;
+    a->d.temporal = tc;
+    if (dclass == VP_DC_VAE_COGVIDEOX) {
+        int64_t sh = 480, sw = 720;
+        if ((st = vp_json_opt_int(c, p, "sample_height", 1, 65536, &sh, err))) return st;
+        if ((st = vp_json_opt_int(c, p, "sample_width", 1, 65536, &sw, err))) return st;
+        a->d.frame_chunk = 2;            /* num_latent_frames_batch_size */
+        a->d.tile_h = sh / 2;            /* tile_sample_min_height = sample_height // 2 */
+        a->d.tile_w = sw / 2;
+    } else if (dclass == VP_DC_VAE_HUNYUAN) {
+        a->d.frame_chunk = 16 / 4 + 1;   /* framewise decoding: tile_sample_min_num_frames / 4 + 1 latent frames */
+        a->d.tile_h = a->d.tile_w = 256;
+        a->d.tile_frames = 16;
     } else {
-        a->d.ch[0] = 128;
-        a->d.ch[1] = 256;
-        a->d.ch[2] = 512;
-        a->d.ch[3] = 512;
-        a->d.levels = 4;
-        a->d.latent_ch = dclass == VP_DC_VAE_KL ? 4 : 16;
-        int64_t lpb = dclass == VP_DC_VAE_COGVIDEOX ? 3 : 2;
-        if (dclass == VP_DC_VAE_COGVIDEOX) a->d.ch[2] = 256;
-        if ((st = read_channels(c, p, "block_out_channels", a, err))) return st;
-        if ((st = vp_json_opt_int(c, p, "latent_channels", 1, 4096, &a->d.latent_ch, err))) return st;
-        if ((st = vp_json_opt_int(c, p, "layers_per_block", 1, 64, &lpb, err))) return st;
-        a->d.layers_per_block = (int)lpb;
-        int mid = dclass != VP_DC_VAE_COGVIDEOX, quant = dclass != VP_DC_VAE_COGVIDEOX, pquant = quant;
-        if (dclass != VP_DC_VAE_COGVIDEOX && (st = vp_json_opt_bool(c, p, "mid_block_add_attention", &mid, err))) return st;
-        if ((st = vp_json_opt_bool(c, p, "use_quant_conv", &quant, err))) return st;
-        if ((st = vp_json_opt_bool(c, p, "use_post_quant_conv", &pquant, err))) return st;
-        a->d.mid_attn = mid;
-        int64_t kvol = dclass == VP_DC_VAE_KL ? 9 : 27;
-        /* down/up convs: Conv2d 3×3 (vae.py Downsample2D/Upsample2D; CogVideoXDownsample3D/Upsample3D);
-         * HunyuanVideoDownsampleCausal3D / UpsampleCausal3D: causal Conv3d 3³ */
-        int64_t ud = dclass == VP_DC_VAE_HUNYUAN ? 27 : 9;
-        int64_t zq = dclass == VP_DC_VAE_COGVIDEOX ? a->d.latent_ch : 0;
-        int64_t total = kl_like(a, kvol, ud, zq, lpb, lpb + 1, 0, &enc, &dec);
-        int64_t L = a->d.latent_ch;
-        if (quant) total += dclass == VP_DC_VAE_HUNYUAN ? conv(2 * L, 2 * L, 1) : conv(2 * L, 2 * L, 1);
-        if (pquant) total += conv(L, L, 1);
-        if (dclass == VP_DC_VAE_HUNYUAN) { /* quant_conv and post_quant_conv are unconditional there */
-            if (!quant) total += conv(2 * L, 2 * L, 1);
-            if (!pquant) total += conv(L, L, 1);
-        }
-        a->d.params = total;
-        a->d.vae3d = dclass != VP_DC_VAE_KL;
-        a->d.spatial = 1LL << (a->d.levels - 1);
-        a->d.temporal = dclass == VP_DC_VAE_KL ? 1 : 4;
-        int64_t tc = a->d.temporal;
-        if (dclass != VP_DC_VAE_KL && (st = vp_json_opt_int(c, p, "temporal_compression_ratio", 1, 64, &tc, err))) return st;
-        a->d.temporal = tc;
-        if (dclass == VP_DC_VAE_COGVIDEOX) {
-            int64_t sh = 480, sw = 720;
-            if ((st = vp_json_opt_int(c, p, "sample_height", 1, 65536, &sh, err))) return st;
-            if ((st = vp_json_opt_int(c, p, "sample_width", 1, 65536, &sw, err))) return st;
-            a->d.frame_chunk = 2;            /* num_latent_frames_batch_size */
-            a->d.tile_h = sh / 2;            /* tile_sample_min_height = sample_height // 2 */
-            a->d.tile_w = sw / 2;
-        } else if (dclass == VP_DC_VAE_HUNYUAN) {
-            a->d.frame_chunk = 16 / 4 + 1;   /* framewise decoding: tile_sample_min_num_frames / 4 + 1 latent frames */
-            a->d.tile_h = a->d.tile_w = 256;
-            a->d.tile_frames = 16;
-        } else {
-            int64_t ss = 512;
-            if ((st = vp_json_opt_int(c, p, "sample_size", 1, 65536, &ss, err))) return st;
-            a->d.tile_h = a->d.tile_w = ss; /* tile_sample_min_size = config.sample_size */
-            a->d.frame_chunk = 0;
-        }
+        int64_t ss = 512;
+        if ((st = vp_json_opt_int(c, p, "sample_size", 1, 65536, &ss, err))) return st;
+        a->d.tile_h = a->d.tile_w = ss; /* tile_sample_min_size = config.sample_size */
+        a->d.frame_chunk = 0;
     }
     a->d.embed = enc;      /* encoder */
     a->d.other = a->d.params - enc - dec;
@@ -357,6 +274,10 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
         vp_vae_mochi_decode_peak(a, batch, frames, height, width, elem, tiling, slicing, o);
         return;
     }
+    if (a->dclass == VP_DC_VAE_WAN && a->d.vae_residual) {
+        vp_vae_wan22_decode_peak(a, batch, frames, height, width, elem, tiling, slicing, o);
+        return;
+    }
     memset(o, 0, sizeof *o);
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch;
@@ -426,6 +347,10 @@ void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     }
     if (a->dclass == VP_DC_VAE_MOCHI) {
         vp_vae_mochi_encode_peak(a, batch, frames, height, width, elem, tiling, slicing, o);
+        return;
+    }
+    if (a->dclass == VP_DC_VAE_WAN && a->d.vae_residual) {
+        vp_vae_wan22_encode_peak(a, batch, frames, height, width, elem, tiling, slicing, o);
         return;
     }
     memset(o, 0, sizeof *o);

@@ -1,0 +1,184 @@
+/* test_wan22.c: Wan 2.2 (core/src/vae_wan.c, dit_params.c's Wan section, timeline_diffusion.c, activations_dit.c;
+ * diffusers autoencoder_kl_wan.py, transformer_wan.py, pipeline_wan.py at 58eb52c0).
+ * Group wan22: the exact parameter counts of Wan2.2-TI2V-5B's transformer and VAE and of the A14B experts, each against
+ * an independent count; the TI2V token count (16x VAE), the per-token timestep modulation (expand_timesteps) at
+ * inference and in training, the residual VAE's decode peak with and without tiling, and the A14B pipeline's two
+ * transformers under each offload mode, all worked by hand below. */
+#include <stdio.h>
+#include <string.h>
+
+#include "diffusers.h"
+#include "plan.h"
+#include "vp_test.h"
+#include "t_arch.h"
+
+static uint64_t count_preset(const char *id) {
+    const char *inst = t_fmt("{\"name\":\"c\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\","
+                             "\"activations\":\"no_grad\"}",
+                             id);
+    return t_json_params_total(t_estimate_json(t_plan1("{\"mode\":\"infer\",\"batch\":1}", inst)), 0);
+}
+
+/* Wan2.2-TI2V-5B transformer (dim 3072 = 24 heads × 128, ffn 14336, 30 blocks, 48 latent channels in and out):
+ * 4,999,787,712, the count a public verification of the released weights asserts over all 825 fp32 tensors of the
+ * shards (parameter_bytes 19,999,150,848 = 4 × 4,999,787,712). The A14B experts: the Wan 14B shapes, safetensors index
+ * total_size 57,153,966,336 B in fp32 / 4 each. */
+static void transformers(void **s) {
+    (void)s;
+    assert_u64_equal(count_preset("wan2.2-ti2v-5b"), 19999150848ULL / 4);
+    assert_u64_equal(count_preset("wan2.2-t2v-a14b"), 57153966336ULL / 4);
+    assert_u64_equal(count_preset("wan2.2-t2v-a14b/transformer_2"), 57153966336ULL / 4);
+    assert_u64_equal(count_preset("wan2.2-ti2v-5b/text_encoder"), 11361820672ULL / 2);
+}
+
+/* The Wan 2.2 VAE (AutoencoderKLWan, is_residual, base_dim 160, decoder_base_dim 256, z_dim 48, 12 channels in and out,
+ * patch 2). A WanResidualBlock(i, o) is gamma i + conv 27·i·o + o + gamma o + conv 27·o² + o (+ 1³ shortcut i·o + o):
+ * (160,160) 1,383,040; (160,320) 4,199,840; (320,320) 5,530,880; (320,640) 16,796,480; (640,640) 22,120,960;
+ * (1024,1024) 56,627,200; (1024,512) 21,761,024; (512,512) 14,157,824; (512,256) 5,441,024; (256,256) 3,539,968.
+ * Encoder: conv_in 12 -> 160, 3³: 52,000; down blocks (2 resnets each; a stride-2 Conv2d 3×3 but at the last level;
+ * a (3,1,1) time_conv where temperal_downsample):
+ *   0: 2 × 1,383,040 + 230,560                                   =   2,996,640
+ *   1: 4,199,840 + 5,530,880 + 921,920 + 307,520                  =  10,960,160
+ *   2: 16,796,480 + 22,120,960 + 3,687,040 + 1,229,440            =  43,833,920
+ *   3: 2 × 22,120,960                                            =  44,241,920
+ *   mid 2 × 22,120,960 + attention 640 + 640·1920 + 1920 + 640² + 640 = 45,883,520; norm_out 640 + conv_out 640 -> 96,
+ *   3³: 1,659,616                                                -> 149,627,776
+ * Decoder (channels 1024, 1024, 1024, 512, 256, none halved): conv_in 48 -> 1024: 1,328,128; mid 2 × 56,627,200 +
+ * 4,199,424 = 117,453,824; up blocks (3 resnets each; an upsampler Conv2d(C, C, 3) but at the last, a (3,1,1)
+ * time_conv C -> 2C where temperal_upsample):
+ *   0, 1: 3 × 56,627,200 + 9,438,208 + 6,293,504                 = 185,613,312 each
+ *   2: 21,761,024 + 2 × 14,157,824 + 2,359,808                   =  52,436,480
+ *   3: 5,441,024 + 2 × 3,539,968                                 =  12,520,960
+ *   norm_out 256 + conv_out 256 -> 12: 83,212                    -> 555,049,228
+ * quant_conv 96·96 + 96, post_quant_conv 48·48 + 48: 11,664. Total 704,688,668. Independent: Wan2.2_VAE.safetensors
+ * holds 196 fp32 tensors and 2,818,754,672 data bytes (a public loader's metadata check) = 4 × 704,688,668; and
+ * diffusers' own AutoencoderKLWan built with this config under torch counts the same encoder / decoder split. */
+static void vae_params(void **s) {
+    (void)s;
+    assert_u64_equal(count_preset("wan2.2-ti2v-5b/vae"), 2818754672ULL / 4);
+    vp_arch v = t_arch_of("wan2.2-ti2v-5b/vae");
+    assert_u64_equal((uint64_t)v.d.embed, 149627776ULL);
+    assert_u64_equal((uint64_t)v.d.blocks_total, 555049228ULL);
+    assert_int_equal(v.d.spatial, 16); /* 3 spatial downsamples × the 2×2 patch */
+    assert_int_equal(v.d.temporal, 4);
+    /* the Wan 2.1 VAE is unchanged by the rewrite */
+    assert_u64_equal(count_preset("wan2.2-t2v-a14b/vae"), 126892531ULL);
+    /* a patchified VAE needs 3 · patch² channels */
+    t_expect_error(t_plan1("{\"mode\":\"infer\",\"batch\":1}",
+                           t_hf_instance("{\"_class_name\":\"AutoencoderKLWan\",\"is_residual\":true,\"patch_size\":2}", "")),
+                   VP_ERR_FIELD, "instances[0].model.hf_config.in_channels");
+}
+
+/* 121 frames at 704 × 1280 through the 16x VAE and the 1×2×2 patch: (121 - 1) / 4 + 1 = 31 latent frames of 44 × 80,
+ * 31 × 22 × 40 = 27,280 tokens (the Wan 2.1 1.3B at 480 × 832, 81 frames: 21 × 30 × 52 = 32,760). */
+static void tokens(void **s) {
+    (void)s;
+    vp_arch t = t_arch_of("wan2.2-ti2v-5b");
+    assert_int_equal(vp_dit_video_tokens(&t, 121, 704, 1280), 27280);
+    assert_int_equal(t.d.ts_tokens, 1);
+    vp_arch o = t_arch_of("wan2.1-t2v-1.3b");
+    assert_int_equal(vp_dit_video_tokens(&o, 81, 480, 832), 32760);
+    assert_int_equal(o.d.ts_tokens, 0);
+}
+
+/* Inference with expand_timesteps: temb (T × h) and timestep_proj (T × 6h) in bf16 for the whole call, 7 × 3072 × 2 =
+ * 43,008 B per token, and in a block the fp32 scale_shift_table + temb.float() (6 × 3072 × 4 = 73,728 B per token; the
+ * block's start, with the .float() copy too, is 2 × 73,728 + 2 × 3072 = 153,600 B against 73,728 + the step's 94,208,
+ * so the steady part counts): 27,280 × 116,736 = 3,184,558,080 B. A config saying "expand_timesteps": false gives the
+ * batch-sized terms of Wan 2.1: 7 × 3072 × 2 = 43,008 B. */
+static void modulation_infer(void **s) {
+    (void)s;
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":121,\"height\":704,\"width\":1280}";
+    const char *ref = "{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.2-ti2v-5b\"},\"precision\":"
+                      "\"bf16\",\"activations\":\"no_grad\"}";
+    const vp_estimate *e = t_estimate(t_plan1(wl, ref));
+    assert_u64_equal(t_component(e, 0, "modulation", "transformer"), 27280ULL * 116736ULL);
+    assert_u64_equal(t_component(e, 0, "inference_temp", "transformer"), 27280ULL * 94208ULL);
+    const char *cfg = "{\"_class_name\":\"WanTransformer3DModel\",\"attention_head_dim\":128,\"expand_timesteps\":false,"
+                      "\"ffn_dim\":14336,\"in_channels\":48,\"num_attention_heads\":24,\"num_layers\":30,\"out_channels\":48,"
+                      "\"patch_size\":[1,2,2],\"qk_norm\":\"rms_norm_across_heads\",\"text_dim\":4096}";
+    const vp_estimate *f = t_estimate(t_plan1(wl, t_hf_instance(cfg, "\"precision\":\"bf16\",\"role\":\"reference\","
+                                                                       "\"activations\":\"no_grad\"")));
+    assert_u64_equal(t_component(f, 0, "modulation", "policy"), 43008ULL);
+}
+
+/* Training (LoRA r16 on to_q/k/v/out.0, bf16, no checkpointing, 17 frames of 256²: 5 latent frames × 8 × 8 = 320
+ * tokens): per block the fp32 modulation kept by the gate views (24h) and the two fp32 `1 + scale` tensors (8h), 32 ×
+ * 3072 = 98,304 B per token, × 30 blocks; outside the blocks temb + timestep_proj (7 × 3072 × 2) and norm_out's fp32
+ * `1 + scale` (4 × 3072): 55,296 B per token. Against the same model with expand_timesteps off: 320 × (30 × 98,304 +
+ * 55,296) = 961,413,120 B more activations. */
+static void modulation_train(void **s) {
+    (void)s;
+    const char *wl = "{\"mode\":\"train\",\"batch\":1,\"frames\":17,\"height\":256,\"width\":256}";
+    const char *tr = "\"precision\":\"bf16\",\"optimizer\":{\"name\":\"adamw\"},\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":16,"
+                     "\"alpha\":16,\"dropout\":0,\"dtype\":\"bf16\",\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}}";
+    const char *fmt = "{\"_class_name\":\"WanTransformer3DModel\",\"attention_head_dim\":128,\"expand_timesteps\":%s,"
+                      "\"ffn_dim\":14336,\"in_channels\":48,\"num_attention_heads\":24,\"num_layers\":30,\"out_channels\":48,"
+                      "\"patch_size\":[1,2,2],\"qk_norm\":\"rms_norm_across_heads\",\"text_dim\":4096}";
+    const vp_estimate *on = t_estimate(t_plan1(wl, t_hf_instance(t_fmt(fmt, "true"), tr)));
+    const vp_estimate *off = t_estimate(t_plan1(wl, t_hf_instance(t_fmt(fmt, "false"), tr)));
+    assert_u64_equal(t_component(on, 0, "activations", "policy") - t_component(off, 0, "activations", "policy"),
+                     320ULL * (30ULL * 98304ULL + 55296ULL));
+}
+
+/* The residual VAE's decode at 121 × 704 × 1280, bf16 (vae_wan.c): a call decodes one latent frame into 4 frames at the
+ * decoder's full level, 352 × 640 = 225,280 positions (the 2×2 patch). The first resnet of the last up block (512 ->
+ * 256) holds its input and the block's x_copy (2 × 512), conv_shortcut's output (256), the SiLU output (512), the
+ * torch.cat with the 2 cached frames and its F.pad copy (2 × 512 × 6/4 = 1,536) and conv1's output (256): 3,584
+ * channels (the upsampler's 1,536 and the DupUp3D shortcut's 1,792 are less): 3,584 × 225,280 × 4 × 2 B =
+ * 6,459,228,160. Feature caches, 2 frames of 6 conv inputs per up block: 6 × (256 + 512/4 + 1024/16 + 1024/64) = 2,784
+ * channels × 225,280 × 2 frames × 2 B = 2,508,718,080. Total 8,967,946,240 B. Tiled (256 × 256 px tiles: 128 × 128 =
+ * 16,384 positions): 3,584 × 16,384 × 8 + 2,784 × 16,384 × 4 = 469,762,048 + 182,452,224 = 652,214,272 B. */
+static void vae_decode(void **s) {
+    (void)s;
+    vp_arch v = t_arch_of("wan2.2-ti2v-5b/vae");
+    vp_vae_peak pk;
+    vp_vae_decode_peak(&v, 1, 121, 704, 1280, 2.0, 0, 0, 0, &pk);
+    assert_int_equal(pk.chunk_frames, 4);
+    assert_u64_equal((uint64_t)pk.bytes, 8967946240ULL);
+    vp_vae_decode_peak(&v, 1, 121, 704, 1280, 2.0, 1, 0, 0, &pk);
+    assert_u64_equal((uint64_t)pk.bytes, 652214272ULL);
+    /* the pipeline's decode phase carries it for the vae instance */
+    const vp_estimate *e = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"frames\":121,\"height\":704,\"width\":1280}",
+                                              "{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.2-ti2v-5b/vae\"},"
+                                              "\"precision\":\"bf16\",\"activations\":\"no_grad\"}"));
+    assert_u64_equal(t_component(e, 0, "vae_decode", "vae"), 8967946240ULL);
+}
+
+/* Wan2.2-T2V-A14B: `--model wan2.2-t2v-a14b` expands to transformer, transformer_2 (the low-noise expert), UMT5 and the
+ * Wan 2.1 VAE. pipe.to("cuda") keeps both experts: 2 × 14,288,491,584 × 2 B in every phase; enable_model_cpu_offload
+ * keeps one component at a time, so the step's phase holds one expert's 28,576,983,168 B. */
+static void a14b_pipeline(void **s) {
+    (void)s;
+    const char *fmt = "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":720,\"width\":1280%s},"
+                      "\"hardware\":{\"gpu\":\"h100-sxm-80gb\"},\"instances\":[{\"model\":{\"preset\":\"wan2.2-t2v-a14b\"}}]}";
+    const vp_estimate *est[2];
+    for (int i = 0; i < 2; i++) {
+        vp_error err;
+        int added = 0;
+        char *out = vp_plan_expand_pipeline_json(t_fmt(fmt, i ? ",\"diffusion\":{\"offload\":\"model\"}" : ""), t_registry(), 0, 0,
+                                                 &added, &err);
+        if (!out) {
+            fail_msg("refused: %s: %s", err.path, err.message);
+            return;
+        }
+        assert_int_equal(added, 3); /* text_encoder, transformer_2, vae */
+        est[i] = t_estimate(t_fmt("%s", out));
+        vp_free(out);
+    }
+    const vp_estimate *none = est[0], *model = est[1];
+    assert_u64_equal(t_component(none, 0, "weights", "transformer"), 28576983168ULL);
+    assert_u64_equal(t_component(none, 0, "weights", "transformer_2"), 28576983168ULL);
+    assert_string_equal(model->devices[0].peak_phase, "transformer");
+    assert_u64_equal(t_component(model, 0, "weights", "transformer_2"), 0);
+    assert_true(none->devices[0].peak_alloc_bytes > model->devices[0].peak_alloc_bytes + 28576983168ULL);
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(transformers),     cmocka_unit_test(vae_params), cmocka_unit_test(tokens),
+        cmocka_unit_test(modulation_infer), cmocka_unit_test(modulation_train), cmocka_unit_test(vae_decode),
+        cmocka_unit_test(a14b_pipeline),
+    };
+    return T_RUN("wan22", tests, argc, argv);
+}
