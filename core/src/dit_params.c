@@ -134,6 +134,18 @@ static vp_status cogvideox(const cJSON *c, const char *p, vp_arch *a, vp_error *
     finish(a, embed, other, blk, a->layers, a->layers * blk,
            a->layers * (4 * lin(h, h, 1) + ff(h, 4 * h, 1) + 2 * lin(t, 6 * h, 1)), h * 4 * h);
     a->d.norm_linear = a->layers * 2 * lin(t, 6 * h, 1); /* norm1.linear, norm2.linear */
+    /* CogVideoXPatchEmbed's position table (embeddings.py; the transformer passes use_positional_embeddings = not
+     * use_rotary_positional_embeddings): a (1, max_text_seq_length + num_patches, h) buffer over the config's sample
+     * size, num_patches = (sample_height / p) × (sample_width / p) × ((sample_frames - 1) / temporal_compression + 1);
+     * non-persistent sincos in CogVideoX-2b (rotary off), persistent and learned in CogVideoX-5b-I2V
+     * (use_learned_positional_embeddings): 17,776 × 1920 = 34,129,920 and 17,776 × 3072 = 54,607,872 elements */
+    int rotary = 0, learned = 0;
+    if ((st = vp_json_opt_bool(c, p, "use_rotary_positional_embeddings", &rotary, err))) return st;
+    if ((st = vp_json_opt_bool(c, p, "use_learned_positional_embeddings", &learned, err))) return st;
+    if (!rotary || learned) {
+        int64_t lf = (a->sample_frames - 1) / a->temporal_compression + 1;
+        a->d.buffers = (a->text_tokens + (a->sample_height / pp) * (a->sample_width / pp) * lf) * h;
+    }
     /* 1.5: the pipeline pads the latent frames to a multiple of p_t (pipeline_cogvideox.py `additional_frames`) and
      * each token takes p_t of them (diffusion_workload.c rounds up the same way) */
     a->d.patch_t = pt ? pt : 1;

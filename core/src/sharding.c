@@ -227,6 +227,11 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
         vp_fmt_count(no, sizeof no, (double)(w->base_params - q8) * frac);
         term(&ds->weights, (int64_t)wbytes, "layerwise casting: %s block linear params × 1 B float8 + %s others%s × %d B %s", nq, no,
              where, pb, vp_dtype_name(vp_param_dtype(in)));
+    } else if (in->arch.d.buffers > 0) {
+        char nb[24];
+        vp_fmt_count(nb, sizeof nb, (double)in->arch.d.buffers * frac);
+        term(&ds->weights, (int64_t)wbytes, "%s params + %s buffer elements (position tables)%s × %d B %s", np, nb, where, pb,
+             vp_dtype_name(vp_param_dtype(in)));
     } else {
         term(&ds->weights, (int64_t)wbytes, "%s params%s × %d B %s", np, where, pb, vp_dtype_name(vp_param_dtype(in)));
     }

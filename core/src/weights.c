@@ -63,6 +63,12 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w) {
     }
     int64_t unq = pc->total - quantized;
     w->base_bytes = unq * pb + (int64_t)((double)quantized * qb);
+    /* a diffusion component's floating buffers (dit_params.c / vae*.c d.buffers: SD3's persistent sincos pos_embed,
+     * CogVideoX-2b's non-persistent sincos table, CogVideoX-5b-I2V's learned one, LTX's latent statistics) go to the
+     * GPU with the module and in its dtype: diffusers' ModelMixin.from_pretrained(torch_dtype=...) builds the model
+     * under torch.set_default_dtype(torch_dtype) (modeling_utils.py _set_default_torch_dtype, at 58eb52c0), so a
+     * buffer made in __init__ takes that dtype, and loads the persistent ones from the checkpoint cast to it */
+    w->base_bytes += in->arch.d.buffers * pb;
     /* gpt-oss experts kept in MXFP4 by transformers' Mxfp4HfQuantizer (integrations/mxfp4.py: uint8
      * blocks of two 4-bit values + one uint8 scale per 32) when the model only runs; training
      * dequantizes them (Mxfp4Config(dequantize=True)) */

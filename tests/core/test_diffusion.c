@@ -1280,6 +1280,33 @@ static void legacy_deepspeed(void **s) {
     }
 }
 
+/* Floating buffers go to the GPU with their module, in the dtype from_pretrained gives the model (weights.c). CogVideoX-2b
+ * (use_rotary_positional_embeddings false): CogVideoXPatchEmbed's non-persistent sincos table, (226 + 30 × 45 × 13) ×
+ * 1920 = 17,776 × 1920 = 34,129,920 elements; CogVideoX-5b-I2V (rotary and use_learned_positional_embeddings): the
+ * persistent learned table, 17,776 × 3072 = 54,607,872 (the 5b T2V, rotary only, has none); SD3.5-large: the persistent
+ * sincos pos_embed, pos_embed_max_size 192² × 2432 = 89,653,248. In bf16: 2 B each beside the parameters. */
+static void position_buffers(void **s) {
+    (void)s;
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1}";
+    const char *ref = "{\"name\":\"t\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\","
+                      "\"activations\":\"no_grad\"}";
+    assert_u64_equal(t_component(t_estimate(t_plan1(wl, t_fmt(ref, "cogvideox-2b"))), 0, "weights", "t"),
+                     (1693783872ULL + 34129920ULL) * 2);
+    assert_u64_equal(t_component(t_estimate(t_plan1(wl, t_fmt(ref, "cogvideox-5b"))), 0, "weights", "t"), 5570283072ULL * 2);
+    assert_u64_equal(t_component(t_estimate(t_plan1(wl, t_fmt(ref, "sd3.5-large"))), 0, "weights", "t"),
+                     (8056627520ULL + 89653248ULL) * 2);
+    const char *i2v = "{\"_class_name\":\"CogVideoXTransformer3DModel\",\"attention_head_dim\":64,\"in_channels\":32,"
+                      "\"num_attention_heads\":48,\"num_layers\":42,\"out_channels\":16,\"patch_size\":2,\"sample_frames\":49,"
+                      "\"sample_height\":60,\"sample_width\":90,\"max_text_seq_length\":226,\"text_embed_dim\":4096,"
+                      "\"time_embed_dim\":512,\"use_rotary_positional_embeddings\":true,\"use_learned_positional_embeddings\":true}";
+    vp_arch a = t_arch_of("cogvideox-5b");
+    assert_int_equal(a.d.buffers, 0);
+    const vp_estimate *e = t_estimate(t_plan1(wl, t_hf_instance(i2v, "\"precision\":\"bf16\",\"role\":\"reference\","
+                                                                     "\"activations\":\"no_grad\"")));
+    /* the I2V model's 32 input channels: 16 × 2 × 2 × 3072 more patch-embedding weights than the T2V 5b */
+    assert_u64_equal(t_component(e, 0, "weights", "policy"), (5570283072ULL + 16ULL * 4 * 3072 + 54607872ULL) * 2);
+}
+
 /* torch.autocast caches a cast only for a leaf that requires grad (aten/src/ATen/autocast_mode.cpp cached_cast:
  * `arg.requires_grad() && arg.is_leaf() && !arg.is_view()`; sharding.c). A LoRA base over fp32 weights is frozen, so with
  * checkpointing its casts die with each matmul and only the recomputed block's copies live, to its backward: CogVideoX-2b's
@@ -1498,7 +1525,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(tokens), cmocka_unit_test(text_tokens_override),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
-        cmocka_unit_test(offload_modes), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers),
         cmocka_unit_test(unlearning_scenario),
     };
     const struct CMUnitTest pub[] = {cmocka_unit_test(published_within_10), cmocka_unit_test(published_claims), cmocka_unit_test(legacy_deepspeed)};
