@@ -172,6 +172,18 @@ static void sd3(void **s) {
     const cJSON *e = t_estimate_json(t_plan1("{\"mode\":\"infer\",\"batch\":1}",
                                              t_hf_instance(medium, "\"precision\":\"bf16\",\"role\":\"reference\",\"activations\":\"no_grad\"")));
     assert_u64_equal(t_json_params_total(e, 0), 2028328000ULL);
+    /* SD3.5-medium (MMDiT-X: dual-attention layers 0-12, qk rms_norm, pos_embed_max_size 384): 2,243,171,520; a public
+     * checkpoint audit of a transformer of this shape counts 2,469,663,936 elements in its safetensors (909 tensors),
+     * the parameters plus the 384² × 1536 = 226,492,416-element persistent pos_embed */
+    assert_u64_equal(count_preset("sd3.5-medium"), 2469663936ULL - 384ULL * 384 * 1536);
+}
+
+/* FLUX.1-schnell: FLUX.1-dev without the guidance embedder (guidance_embeds false: 256 -> 3072 -> 3072, 10,229,760
+ * parameters); the transformer's stored size 23,782,357,120 B (bf16) / 2 = 11,891,178,560. */
+static void flux_schnell(void **s) {
+    (void)s;
+    assert_u64_equal(count_preset("flux.1-schnell"), 23782357120ULL / 2);
+    assert_u64_equal(count_preset("flux.1-dev") - count_preset("flux.1-schnell"), 256ULL * 3072 + 3072 + 3072ULL * 3072 + 3072);
 }
 
 /* LoRA on to_q, to_k, to_v, to_out.0 (PEFT matches by name): the single-stream blocks of FLUX and HunyuanVideo have
@@ -1517,7 +1529,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest params[] = {
         cmocka_unit_test(cogvideox_5b), cmocka_unit_test(cogvideox_2b), cmocka_unit_test(cogvideox_1_5), cmocka_unit_test(wan_i2v), cmocka_unit_test(wan_1_3b),
         cmocka_unit_test(wan_14b),      cmocka_unit_test(ltx),          cmocka_unit_test(mochi),
-        cmocka_unit_test(flux_dev),     cmocka_unit_test(hunyuan), cmocka_unit_test(lora_single_stream),      cmocka_unit_test(sd3),
+        cmocka_unit_test(flux_dev), cmocka_unit_test(flux_schnell),     cmocka_unit_test(hunyuan), cmocka_unit_test(lora_single_stream),      cmocka_unit_test(sd3),
         cmocka_unit_test(t5_xxl),       cmocka_unit_test(umt5),         cmocka_unit_test(clip),
         cmocka_unit_test(llama_encoder), cmocka_unit_test(vae_kl),      cmocka_unit_test(vae_wan),
         cmocka_unit_test(vae_video),    cmocka_unit_test(components_match_declared),
