@@ -218,8 +218,23 @@ void vp_acts_dit(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
         L += 24.0 * h + 8.0 * h;
         ts_out = 7.0 * adt * h + 4.0 * h;
     }
+    /* SD3.5-medium's dual-attention blocks (attention.py JointTransformerBlock with use_dual_attention): attn2 over the
+     * image tokens reads norm_hidden_states2 (SD35AdaLayerNormZeroX: the same normalized input times its own scale and
+     * shift), and saves what the joint attention does for them: the modulated input (when the block trains), the q/k
+     * norms, SDPA's q, k, v, out and LSE, the gated output; averaged over the blocks (dual_layers of layers). Its
+     * to_q/k/v/out.0 carry LoRA like attn's. */
+    double dual = a->layers > 0 ? (double)a->d.dual_layers / (double)a->layers : 0;
+    if (dual > 0 && tokens > 0) {
+        /* per joint token: attn2 sees the image tokens only, tokens - text_len of them */
+        double img = (double)(tokens - (a->d.joint ? a->d.text_len : 0)) / (double)tokens;
+        double attn2 = (full ? 2.0 * adt * h : 0) + 2.0 * qk_norm_saved(plan, a, h, heads, qdt) + 4.0 * adt * h + 4.0 * heads;
+        L += dual * img * attn2;
+        if (!strcmp(kern, "eager") || !strcmp(kern, "math")) attn_s += dual * img * (4.0 + adt) * heads * img * (double)tokens;
+        dual *= img;
+    }
     if (in->ft == VP_FT_ADAPTER) L += adt * h + 2.0 * adt * (double)in->adapter_dim; /* adapter input, bottleneck */
-    if (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA) L += vp_lora_act_per_token_layer(in) * (a->d.attn_per_block > 1 ? 2 : 1);
+    if (in->ft == VP_FT_LORA || in->ft == VP_FT_QLORA)
+        L += vp_lora_act_per_token_layer(in) * ((a->d.attn_per_block > 1 ? 2 : 1) + dual);
     attn_s += adt * dense_mask;                    /* the additive bias saved by SDPA (above) */
     r->layer = L + attn_s;
     r->layer_attn_s = attn_s;

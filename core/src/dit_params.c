@@ -334,6 +334,7 @@ static vp_status sd3(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     int64_t other = mlp2(256, h) + mlp2(pooled, h) + lin(h, 2 * h, 1) + lin(h, pp * pp * a->out_channels, 1);
     finish(a, embed, other, full, a->layers, blocks, a->layers * (8 * lin(h, h, 1) + 2 * ff(h, 4 * h, 1)), 4 * h * h);
     a->d.buffers = posmax * posmax * h;
+    a->d.dual_layers = ndual; /* SD3.5-medium's MMDiT-X blocks: attn2 over the image tokens (attention.py JointTransformerBlock) */
     a->time_embed_dim = h;
     a->text_embed_dim = joint;
     a->d.patch_t = 1;

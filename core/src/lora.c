@@ -186,6 +186,15 @@ int64_t vp_lora_params_total(const vp_instance *in) {
         return vp_lora_params_per_layer(in) * vp_lora_layers(in) + in->lora_r * 2 * a->hidden * single * a->d.blocks2 +
                in->lora_r * 2 * a->hidden * four * a->d.attn_extra;
     }
+    if (a->kind == VP_KIND_DIT && a->d.dual_layers > 0) {
+        /* SD3.5-medium's dual-attention blocks (attention.py JointTransformerBlock, use_dual_attention): attn2 is an
+         * Attention over the image tokens with its own to_q, to_k, to_v, to_out.0 (h × h), which the same names
+         * select */
+        int four = 0;
+        const unsigned bits[] = {VP_T_Q, VP_T_K, VP_T_V, VP_T_O};
+        for (int i = 0; i < 4; i++) four += (in->lora_targets & bits[i]) != 0;
+        return vp_lora_params_per_layer(in) * vp_lora_layers(in) + in->lora_r * 2 * a->hidden * four * a->d.dual_layers;
+    }
     if (a->head_denses && (in->lora_targets & VP_T_O)) /* bert "dense" outside the blocks, Linear(h, h) each */
         return vp_lora_params_per_layer(in) * vp_lora_layers(in) + in->lora_r * 2 * a->hidden * a->head_denses;
     if (!(a->kind == VP_KIND_DECODER && a->ssm == 1 && a->ssm_layers < a->layers))

@@ -178,6 +178,32 @@ static void sd3(void **s) {
     assert_u64_equal(count_preset("sd3.5-medium"), 2469663936ULL - 384ULL * 384 * 1536);
 }
 
+/* SD3.5-medium's dual-attention blocks (JointTransformerBlock with use_dual_attention, layers 0-12): attn2 has its own
+ * to_q/k/v/out.0 (1536 × 1536), so LoRA r16 on those names adds 13 × 4 × 16 × (1536 + 1536) = 2,555,904 adapter
+ * parameters over the same model with no dual layers; in full fine-tuning at 1024² (64 × 64 = 4,096 image tokens; attn2
+ * does not see the 333 text tokens), each of the 13 saves per image token the modulated input for to_q/k/v and the
+ * gated output (2 × 2 × 1536), both q/k RMSNorms (diffusers' RMSNorm: 4 · 1536 + 2 · 1536 + 4 · 24 each) and SDPA's
+ * q, k, v, out and LSE (4 × 2 × 1536 + 4 × 24): 6,144 + 18,624 + 12,384 = 37,152 B; 13 × 4,096 × 37,152 =
+ * 1,978,269,696 B more activations. */
+static void sd35_dual_attention(void **s) {
+    (void)s;
+    const char *fmt = "{\"_class_name\":\"SD3Transformer2DModel\",\"attention_head_dim\":64,\"caption_projection_dim\":1536,"
+                      "\"dual_attention_layers\":%s,\"in_channels\":16,\"joint_attention_dim\":4096,\"num_attention_heads\":24,"
+                      "\"num_layers\":24,\"out_channels\":16,\"patch_size\":2,\"pooled_projection_dim\":2048,"
+                      "\"pos_embed_max_size\":384,\"qk_norm\":\"rms_norm\",\"sample_size\":128}";
+    const char *dual = "[0,1,2,3,4,5,6,7,8,9,10,11,12]";
+    const char *wl = "{\"mode\":\"train\",\"batch\":1,\"frames\":1,\"height\":1024,\"width\":1024}";
+    const char *lora = "\"precision\":\"bf16\",\"optimizer\":{\"name\":\"adamw\"},\"finetune\":{\"method\":\"lora\","
+                       "\"lora\":{\"r\":16,\"alpha\":16,\"dropout\":0,\"dtype\":\"bf16\",\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}}";
+    const cJSON *a = t_estimate_json(t_plan1(wl, t_hf_instance(t_fmt(fmt, dual), lora)));
+    const cJSON *b = t_estimate_json(t_plan1(wl, t_hf_instance(t_fmt(fmt, "[]"), lora)));
+    assert_u64_equal(t_json_params_trainable(a, 0) - t_json_params_trainable(b, 0), 13ULL * 4 * 16 * (1536 + 1536));
+    const char *full = "\"precision\":\"bf16\",\"optimizer\":{\"name\":\"adamw\"},\"finetune\":{\"method\":\"full\"}";
+    const vp_estimate *fa = t_estimate(t_plan1(wl, t_hf_instance(t_fmt(fmt, dual), full)));
+    const vp_estimate *fb = t_estimate(t_plan1(wl, t_hf_instance(t_fmt(fmt, "[]"), full)));
+    assert_u64_equal(t_component(fa, 0, "activations", "policy") - t_component(fb, 0, "activations", "policy"), 13ULL * 4096 * 37152);
+}
+
 /* FLUX.1-schnell: FLUX.1-dev without the guidance embedder (guidance_embeds false: 256 -> 3072 -> 3072, 10,229,760
  * parameters); the transformer's stored size 23,782,357,120 B (bf16) / 2 = 11,891,178,560. */
 static void flux_schnell(void **s) {
@@ -1529,7 +1555,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest params[] = {
         cmocka_unit_test(cogvideox_5b), cmocka_unit_test(cogvideox_2b), cmocka_unit_test(cogvideox_1_5), cmocka_unit_test(wan_i2v), cmocka_unit_test(wan_1_3b),
         cmocka_unit_test(wan_14b),      cmocka_unit_test(ltx),          cmocka_unit_test(mochi),
-        cmocka_unit_test(flux_dev), cmocka_unit_test(flux_schnell),     cmocka_unit_test(hunyuan), cmocka_unit_test(lora_single_stream),      cmocka_unit_test(sd3),
+        cmocka_unit_test(flux_dev), cmocka_unit_test(flux_schnell), cmocka_unit_test(sd35_dual_attention),     cmocka_unit_test(hunyuan), cmocka_unit_test(lora_single_stream),      cmocka_unit_test(sd3),
         cmocka_unit_test(t5_xxl),       cmocka_unit_test(umt5),         cmocka_unit_test(clip),
         cmocka_unit_test(llama_encoder), cmocka_unit_test(vae_kl),      cmocka_unit_test(vae_wan),
         cmocka_unit_test(vae_video),    cmocka_unit_test(components_match_declared),
