@@ -230,7 +230,8 @@ static void examples_load(void **state) {
     const char *files[] = {"cogvideox-unlearning.json", "phi3-dpo-reference.json", "qwen2vl-mend-two-gpus.json",
                            "llama2-7b-full-fp32.json", "llama2-7b-lora-24gb.json", "llama2-7b-qlora-24gb.json",
                            "rlhf-ppo.json", "distillation-teacher.json", "diffusion-ema.json",
-                           "llama31-70b-fsdp2-8xh100.json", "llama31-70b-zero3-8xh100.json", "flux-qlora-24gb.json"};
+                           "llama31-70b-fsdp2-8xh100.json", "llama31-70b-zero3-8xh100.json", "flux-qlora-24gb.json",
+                           "wan2.2-ti2v-5b-4090.json"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         vp_plan *p = plan_or_die(read_example(files[i]));
         vp_estimate *e = malloc(sizeof *e);
