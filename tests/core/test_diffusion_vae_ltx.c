@@ -43,13 +43,51 @@ static void ltx_params(void **s) {
     assert_u64_equal((uint64_t)a.d.blocks_total, 238789296ULL);
     assert_int_equal(a.d.spatial, 32); /* patch 4 × 2³ */
     assert_int_equal(a.d.temporal, 8);
-    /* 0.9.1+ options are refused with the field named */
-    t_expect_error(t_plan1("{\"mode\":\"infer\",\"batch\":1}",
-                           t_hf_instance("{\"_class_name\":\"AutoencoderKLLTXVideo\",\"timestep_conditioning\":true}", "")),
-                   VP_ERR_UNSUPPORTED, "instances[0].model.hf_config.timestep_conditioning");
+    /* a list shorter than the blocks it describes is refused with the field named */
     t_expect_error(t_plan1("{\"mode\":\"infer\",\"batch\":1}",
                            t_hf_instance("{\"_class_name\":\"AutoencoderKLLTXVideo\",\"layers_per_block\":[4,3,3]}", "")),
                    VP_ERR_FIELD, "instances[0].model.hf_config.layers_per_block");
+    t_expect_error(t_plan1("{\"mode\":\"infer\",\"batch\":1}",
+                           t_hf_instance("{\"_class_name\":\"AutoencoderKLLTXVideo\",\"downsample_type\":[\"conv\",\"diagonal\"]}", "")),
+                   VP_ERR_FIELD, "instances[0].model.hf_config.downsample_type");
+}
+
+/* The later VAEs (scripts/convert_ltx_to_diffusers.py get_vae_config "0.9.1" and "0.9.5"; the 0.9.5 one is LTX-Video
+ * 0.9.5-0.9.8's and LTXV 13B's). Counted with diffusers' own AutoencoderKLLTXVideo built from these configs under torch
+ * (encoder / decoder): 0.9.1 934,976,434 (180,404,353 / 754,572,081), 0.9.5 1,246,913,522 (694,098,881 / 552,814,641).
+ * By hand (res(c) = a c -> c resnet, 2 × (27c² + c), + 4c with the timestep conditioning's scale_shift_table, + 2c with
+ * noise injection; te(d) = the time embedder 256·d + d + d² + d):
+ *   0.9.5 encoder (LTXVideo095DownBlock3D, widths 128, 256, 512, 1024, 2048, layers 4, 6, 6, 2 + mid 2): conv_in 48 ->
+ *     128: 166,016; block 0: 4 res(128) + the spatial downsampler's conv 128 -> 256/4: 3,761,216; block 1: 6 res(256)
+ *     + temporal conv 256 -> 512/2: 23,006,464; block 2: 6 res(512) + conv 512 -> 1024/8: 86,710,400; block 3: 2
+ *     res(1024) + conv 1024 -> 2048/8: 120,328,448; mid 2 res(2048) + conv_out 2048 -> 129: 460,126,337 -> 694,098,881;
+ *   0.9.5 decoder (widths 1024, 512, 256 halved by upsample_factor 2, 5 resnets each, conditioned): conv_in 128 -> 1024
+ *     + mid 5 res(1024) + te(4096): 304,520,192; up 0: te(2048) + the residual upsampler's conv 1024 -> 8 × 512 + 5
+ *     res(512): 188,767,232; up 1 (256): 47,328,768; up 2 (128): 11,900,672; conv_out 128 -> 48 + the multiplier +
+ *     te(256) + 2 × 128: 297,777 -> 552,814,641;
+ *   0.9.1 decoder: the same widths with 5, 6, 7, 8 resnets (mid 8) and noise injection in the up blocks: 754,572,081,
+ *     its encoder 0.9.0's.
+ * The 0.9.5 encoder halves space thrice (spatial, spatiotemporal × 2) and time thrice (temporal, spatiotemporal × 2):
+ * 32× and 8× as its config says; the decoder's last width, the full-resolution level of the decode peak, is 128. */
+#define LTX091 "{\"_class_name\":\"AutoencoderKLLTXVideo\",\"block_out_channels\":[128,256,512,512],\"decoder_block_out_channels\":[256,512,1024]," \
+    "\"layers_per_block\":[4,3,3,3,4],\"decoder_layers_per_block\":[5,6,7,8],\"spatio_temporal_scaling\":[true,true,true,false]," \
+    "\"decoder_spatio_temporal_scaling\":[true,true,true],\"decoder_inject_noise\":[true,true,true,false],\"upsample_residual\":[true,true,true]," \
+    "\"upsample_factor\":[2,2,2],\"timestep_conditioning\":true,\"patch_size\":4,\"patch_size_t\":1,\"encoder_causal\":true,\"decoder_causal\":false}"
+#define LTX095 "{\"_class_name\":\"AutoencoderKLLTXVideo\",\"block_out_channels\":[128,256,512,1024,2048],\"decoder_block_out_channels\":[256,512,1024]," \
+    "\"down_block_types\":[\"LTXVideo095DownBlock3D\",\"LTXVideo095DownBlock3D\",\"LTXVideo095DownBlock3D\",\"LTXVideo095DownBlock3D\"]," \
+    "\"downsample_type\":[\"spatial\",\"temporal\",\"spatiotemporal\",\"spatiotemporal\"],\"layers_per_block\":[4,6,6,2,2]," \
+    "\"decoder_layers_per_block\":[5,5,5,5],\"spatio_temporal_scaling\":[true,true,true,true],\"decoder_spatio_temporal_scaling\":[true,true,true]," \
+    "\"decoder_inject_noise\":[false,false,false,false],\"upsample_residual\":[true,true,true],\"upsample_factor\":[2,2,2]," \
+    "\"timestep_conditioning\":true,\"patch_size\":4,\"patch_size_t\":1,\"spatial_compression_ratio\":32,\"temporal_compression_ratio\":8}"
+static void ltx_later_params(void **s) {
+    (void)s;
+    const char *ref = "\"precision\":\"bf16\",\"role\":\"reference\",\"activations\":\"no_grad\"";
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":121,\"height\":512,\"width\":768}";
+    assert_u64_equal(t_json_params_total(t_estimate_json(t_plan1(wl, t_hf_instance(LTX091, ref))), 0), 934976434ULL);
+    assert_u64_equal(t_json_params_total(t_estimate_json(t_plan1(wl, t_hf_instance(LTX095, ref))), 0), 1246913522ULL);
+    /* the decode's full level: 128 channels over (8 · 15 + 1) frames × 128 × 192 positions, 12 B each in bf16 (ltx_peaks) */
+    const vp_estimate *e = t_estimate(t_plan1(wl, t_hf_instance(LTX095, ref)));
+    assert_u64_equal(t_component(e, 0, "vae_decode", "policy"), 12ULL * 128 * 121 * 128 * 192);
 }
 
 /* Peaks (vae_ltx.c): a resnet at the full-resolution level, 128 channels over frames × (h / 4) × (w / 4) positions.
@@ -122,6 +160,7 @@ static void ltx_precompute_phase(void **s) {
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ltx_params),
+        cmocka_unit_test(ltx_later_params),
         cmocka_unit_test(ltx_peaks),
         cmocka_unit_test(ltx_precompute_phase),
     };
