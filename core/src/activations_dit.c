@@ -10,6 +10,7 @@
 static int64_t text_tokens(const vp_plan *plan, const vp_instance *in) {
     const vp_arch *a = &in->arch;
     if (a->dclass == VP_DC_CLIP_TEXT) return a->d.text_len > 0 ? a->d.text_len : 77;
+    if (a->dclass == VP_DC_CLIP_VISION) return a->d.text_len; /* one image's patches and class token (257 at 224 px / 14) */
     if (plan->diff.text_tokens > 0) return plan->diff.text_tokens; /* workload.diffusion.text_tokens */
     for (int i = 0; i < plan->n_instances; i++) {
         const vp_arch *t = &plan->inst[i].arch;

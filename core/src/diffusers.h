@@ -14,13 +14,13 @@ typedef enum {
     VP_DC_COGVIDEOX, VP_DC_WAN, VP_DC_HUNYUAN, VP_DC_LTX, VP_DC_MOCHI, VP_DC_FLUX, VP_DC_SD3,
     /* VAEs */
     VP_DC_VAE_COGVIDEOX, VP_DC_VAE_WAN, VP_DC_VAE_HUNYUAN, VP_DC_VAE_LTX, VP_DC_VAE_MOCHI, VP_DC_VAE_KL,
-    /* text encoders */
-    VP_DC_T5_ENC, VP_DC_UMT5_ENC, VP_DC_CLIP_TEXT, VP_DC_LLAMA_ENC
+    /* text encoders, and the image encoder of image-to-video pipelines (run in the same phase, before the steps) */
+    VP_DC_T5_ENC, VP_DC_UMT5_ENC, VP_DC_CLIP_TEXT, VP_DC_LLAMA_ENC, VP_DC_CLIP_VISION
 } vp_dclass;
 
 #define VP_DC_IS_DIT(c) ((c) >= VP_DC_COGVIDEOX && (c) <= VP_DC_SD3)
 #define VP_DC_IS_VAE(c) ((c) >= VP_DC_VAE_COGVIDEOX && (c) <= VP_DC_VAE_KL)
-#define VP_DC_IS_TEXT(c) ((c) >= VP_DC_T5_ENC && (c) <= VP_DC_LLAMA_ENC)
+#define VP_DC_IS_TEXT(c) ((c) >= VP_DC_T5_ENC && (c) <= VP_DC_CLIP_VISION)
 
 struct cJSON;
 /* Is this config.json a diffusion-pipeline component this file reads (a diffusers `_class_name`, or a

@@ -30,6 +30,8 @@ static const struct {
     {"CLIPTextModel", VP_DC_CLIP_TEXT},
     {"CLIPTextModelWithProjection", VP_DC_CLIP_TEXT},
     {"LlamaModel", VP_DC_LLAMA_ENC},
+    {"CLIPVisionModel", VP_DC_CLIP_VISION},
+    {"CLIPVisionModelWithProjection", VP_DC_CLIP_VISION},
     {NULL, 0},
 };
 

@@ -26,7 +26,8 @@ void vp_ev_component_weights(const vp_inst_calc *c, vp_events *e, vp_tensors *t)
         sizes[n++] = h * f;
         sizes[n++] = f * h;
         if (dual && a->dclass != VP_DC_MOCHI) sizes[n++] = h * f, sizes[n++] = f * h;
-    } else if (a->dclass == VP_DC_T5_ENC || a->dclass == VP_DC_UMT5_ENC || a->dclass == VP_DC_CLIP_TEXT) {
+    } else if (a->dclass == VP_DC_T5_ENC || a->dclass == VP_DC_UMT5_ENC || a->dclass == VP_DC_CLIP_TEXT ||
+               a->dclass == VP_DC_CLIP_VISION) {
         int64_t inner = a->heads * a->head_dim;
         for (int i = 0; i < 4; i++) sizes[n++] = h * inner;
         sizes[n++] = h * f;

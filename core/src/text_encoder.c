@@ -6,7 +6,10 @@
  *   UMT5EncoderModel (modeling_umt5.py: as T5 but every block has its own relative_attention_bias),
  *   CLIPTextModel / CLIPTextModelWithProjection (modeling_clip.py: token + position embeddings, blocks of
  *     q/k/v/out_proj and fc1/fc2 with biases + two LayerNorms, final LayerNorm, text_projection without bias),
- *   LlamaModel (HunyuanVideo's text_encoder: the decoder without lm_head). */
+ *   LlamaModel (HunyuanVideo's text_encoder: the decoder without lm_head),
+ *   CLIPVisionModel / CLIPVisionModelWithProjection (modeling_clip.py CLIPVisionTransformer: class_embedding, a
+ *     Conv2d patch embedding without bias, (image / patch)² + 1 position embeddings, pre_layrnorm, the same blocks as
+ *     the text model, post_layernorm, visual_projection without bias: Wan2.1 I2V's image_encoder). */
 #include <string.h>
 
 #include "diffusers.h"
@@ -70,6 +73,38 @@ vp_status vp_text_encoder_parse(const cJSON *c, const char *p, int dclass, vp_ar
         a->d.linear = L * (4 * h * h + 2 * h * f);
         a->d.largest_tensor = vocab * h;
         tokens = pos;
+    } else if (dclass == VP_DC_CLIP_VISION) {
+        vp_strlcpy(a->model_type, "clip_vision", sizeof a->model_type);
+        a->norm = VP_NORM_LAYER;
+        a->mlp = VP_MLP_GELU;
+        int64_t image = 224, patch = 32, chans = 3, proj = 0;
+        if ((st = vp_json_int(c, p, "hidden_size", 1, 1048576, &h, err))) return st;
+        if ((st = vp_json_int(c, p, "intermediate_size", 1, 1048576, &f, err))) return st;
+        if ((st = vp_json_int(c, p, "num_hidden_layers", 1, 4096, &L, err))) return st;
+        if ((st = vp_json_int(c, p, "num_attention_heads", 1, 65536, &heads, err))) return st;
+        if ((st = vp_json_opt_int(c, p, "image_size", 1, 65536, &image, err))) return st;
+        if ((st = vp_json_opt_int(c, p, "patch_size", 1, 4096, &patch, err))) return st;
+        if ((st = vp_json_opt_int(c, p, "num_channels", 1, 64, &chans, err))) return st;
+        if (patch > image) {
+            char path[128];
+            vp_path_key(path, sizeof path, p, "patch_size");
+            return vp_fail(err, VP_ERR_RANGE, path, "%s must not exceed image_size", path);
+        }
+        const cJSON *arch = cJSON_GetObjectItemCaseSensitive(c, "architectures");
+        const cJSON *a0 = cJSON_IsArray(arch) ? cJSON_GetArrayItem(arch, 0) : NULL;
+        if (cJSON_IsString(a0) && !strcmp(a0->valuestring, "CLIPVisionModelWithProjection")) {
+            proj = 512;
+            if ((st = vp_json_opt_int(c, p, "projection_dim", 1, 1048576, &proj, err))) return st;
+        }
+        int64_t npos = (image / patch) * (image / patch) + 1; /* the patches and the class token */
+        d = h / heads;
+        per_block = 4 * (h * h + h) + (h * f + f) + (f * h + h) + 4 * h;
+        embed = h + chans * patch * patch * h + npos * h;
+        other = 2 * h + 2 * h + proj * h; /* pre_layrnorm, post_layernorm, visual_projection */
+        params = embed + L * per_block + other;
+        a->d.linear = L * (4 * h * h + 2 * h * f);
+        a->d.largest_tensor = h * f;
+        tokens = npos;
     } else {
         vp_strlcpy(a->model_type, "llama_encoder", sizeof a->model_type);
         int64_t kvh;

@@ -134,7 +134,8 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
                                                                        : VP_DC_IS_VAE(a->dclass);
             if (!is || c->in->activations == VP_ACT_NONE) continue;
             vp_moment *m = &out->work[1];
-            vp_moment_init(m, stage == 0 ? "text_encoder" : stage == 1 ? "transformer" : "vae_decode");
+            vp_moment_init(m, stage == 0 ? (a->dclass == VP_DC_CLIP_VISION ? "image_encoder" : "text_encoder")
+                              : stage == 1 ? "transformer" : "vae_decode");
             m->quiet = plan->quiet;
             weights_for(plan, m, cs, n, i);
             vp_moment_add(m, &dev, "cublas_workspace", "cuBLAS workspace", vp_cublas_workspace_bytes(),
@@ -146,7 +147,9 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
                               "params) stays cached until the autocast context exits",
                               (long long)cast_owner->in->arch.d.params);
             if (stage == 0) {
-                vp_moment_add(m, &c->owner, "inference_temp", "Text encoder forward", (int64_t)((double)c->a.tokens * c->a.fwd_temp),
+                vp_moment_add(m, &c->owner, "inference_temp",
+                              a->dclass == VP_DC_CLIP_VISION ? "Image encoder forward" : "Text encoder forward",
+                              (int64_t)((double)c->a.tokens * c->a.fwd_temp),
                               "one block at a time under no_grad: %lld tokens × %.0f B (hidden states, q/k/v, MLP%s)",
                               (long long)c->a.tokens, c->a.fwd_temp,
                               a->dclass == VP_DC_T5_ENC || a->dclass == VP_DC_UMT5_ENC ? ", eager scores + fp32 softmax" : "");

@@ -115,6 +115,30 @@ static void wan_i2v(void **s) {
                    "instances[0].model.hf_config.added_kv_proj_dim");
 }
 
+/* Wan2.1-I2V-14B-480P (preset wan2.1-i2v-14b-480p): the transformer as wan_i2v counts it, and the image encoder that
+ * scripts/convert_wan_to_diffusers.py saves: laion/CLIP-ViT-H-14-laion2B-s32B-b79K's CLIPVisionModelWithProjection.
+ * By hand: class embedding 1280 + the patch Conv2d 3 × 14² × 1280 (no bias) 752,640 + 257 positions × 1280 = 328,960
+ * + pre_layrnorm 2,560 + 32 blocks × (4 × (1280² + 1280) + 1280 × 5120 + 5120 + 5120 × 1280 + 1280 + 2 × 2,560 =
+ * 19,677,440) = 629,678,080 + post_layernorm 2,560 + visual_projection 1280 × 1024 = 1,310,720: 632,076,800, the
+ * vision tower (with projection) of that CLIP in public parameter tables, whose total 986,109,441 also appears as
+ * HPS v2's printed count; 629,678,080 is the same tables' figure for its vision blocks. Loaded as CLIPVisionModel (the
+ * diffusers docs' example), the projection is dropped: 630,766,080. The pipeline encodes the image in its own phase,
+ * before the steps. */
+static void wan_i2v_pipeline(void **s) {
+    (void)s;
+    assert_u64_equal(count_preset("wan2.1-i2v-14b-480p"), 16394878784ULL);
+    assert_u64_equal(count_preset("wan2.1-i2v-14b-480p/image_encoder"), 632076800ULL);
+    vp_arch v = t_arch_of("wan2.1-i2v-14b-480p/image_encoder");
+    assert_u64_equal((uint64_t)v.d.blocks_total, 629678080ULL);
+    assert_int_equal(v.d.text_len, 257);
+    const char *plain = "{\"architectures\":[\"CLIPVisionModel\"],\"hidden_size\":1280,\"intermediate_size\":5120,"
+                        "\"num_hidden_layers\":32,\"num_attention_heads\":16,\"image_size\":224,\"patch_size\":14,\"projection_dim\":1024}";
+    const char *ref = "\"precision\":\"fp32\",\"role\":\"reference\",\"activations\":\"no_grad\"";
+    const vp_estimate *e = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1}", t_hf_instance(plain, ref)));
+    assert_u64_equal(t_component(e, 0, "weights", "policy"), (632076800ULL - 1280ULL * 1024) * 4);
+    assert_string_equal(e->devices[0].peak_phase, "image_encoder");
+}
+
 /* Wan2.1-T2V-1.3B: 1,418,996,800, the PyTorch count public training code asserts for the frozen model
  * (EXPECTED_PARAMETER_COUNTS frozen_wan_parameters). */
 static void wan_1_3b(void **s) {
@@ -1553,7 +1577,7 @@ static void published_misses(void **s) {
 
 int main(int argc, char **argv) {
     const struct CMUnitTest params[] = {
-        cmocka_unit_test(cogvideox_5b), cmocka_unit_test(cogvideox_2b), cmocka_unit_test(cogvideox_1_5), cmocka_unit_test(wan_i2v), cmocka_unit_test(wan_1_3b),
+        cmocka_unit_test(cogvideox_5b), cmocka_unit_test(cogvideox_2b), cmocka_unit_test(cogvideox_1_5), cmocka_unit_test(wan_i2v), cmocka_unit_test(wan_i2v_pipeline), cmocka_unit_test(wan_1_3b),
         cmocka_unit_test(wan_14b),      cmocka_unit_test(ltx),          cmocka_unit_test(mochi),
         cmocka_unit_test(flux_dev), cmocka_unit_test(flux_schnell), cmocka_unit_test(sd35_dual_attention),     cmocka_unit_test(hunyuan), cmocka_unit_test(lora_single_stream),      cmocka_unit_test(sd3),
         cmocka_unit_test(t5_xxl),       cmocka_unit_test(umt5),         cmocka_unit_test(clip),
