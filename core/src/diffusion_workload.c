@@ -63,7 +63,10 @@ void vp_dit_default_size(const vp_arch *a, int64_t *f, int64_t *h, int64_t *w) {
 
 void vp_diffusion_size(const vp_plan *plan, const vp_arch *a, int64_t *f, int64_t *h, int64_t *w) {
     if (plan->height) {
-        *f = plan->frames > 0 ? plan->frames : 1;
+        /* a size without frames: the pipeline's default frame count, as its __call__ (num_frames) takes it */
+        int64_t df = 1, dh, dw;
+        if (VP_DC_IS_DIT(a->dclass)) vp_dit_default_size(a, &df, &dh, &dw);
+        *f = plan->frames > 0 ? plan->frames : df;
         *h = plan->height;
         *w = plan->width;
         return;

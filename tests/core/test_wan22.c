@@ -29,6 +29,12 @@ static void transformers(void **s) {
     assert_u64_equal(count_preset("wan2.2-t2v-a14b"), 57153966336ULL / 4);
     assert_u64_equal(count_preset("wan2.2-t2v-a14b/transformer_2"), 57153966336ULL / 4);
     assert_u64_equal(count_preset("wan2.2-ti2v-5b/text_encoder"), 11361820672ULL / 2);
+    /* Wan2.2-I2V-A14B: the T2V expert with 36 input channels (20 more × 1 × 2 × 2 × 5120 patch-embedding weights):
+     * 14,288,901,184, the numel() sum over the 1,095 tensors of the released high_noise_model shards that a public
+     * loader's run manifest records */
+    assert_u64_equal(count_preset("wan2.2-i2v-a14b"), 14288901184ULL);
+    assert_u64_equal(count_preset("wan2.2-i2v-a14b") - count_preset("wan2.2-t2v-a14b"), 20ULL * 4 * 5120);
+    assert_u64_equal(count_preset("wan2.2-i2v-a14b/transformer_2"), 14288901184ULL);
 }
 
 /* The Wan 2.2 VAE (AutoencoderKLWan, is_residual, base_dim 160, decoder_base_dim 256, z_dim 48, 12 channels in and out,
@@ -79,6 +85,20 @@ static void tokens(void **s) {
     vp_arch o = t_arch_of("wan2.1-t2v-1.3b");
     assert_int_equal(vp_dit_video_tokens(&o, 81, 480, 832), 32760);
     assert_int_equal(o.d.ts_tokens, 0);
+    /* a size without frames is the pipeline's default frame count (WanPipeline num_frames 81), as for an image model its
+     * one frame: the same estimate as the one that says so */
+    const char *ref = "{\"name\":\"t\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\","
+                      "\"activations\":\"no_grad\"}";
+    const vp_estimate *a = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"height\":480,\"width\":832}", t_fmt(ref, "wan2.1-t2v-1.3b")));
+    const vp_estimate *b = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832}",
+                                              t_fmt(ref, "wan2.1-t2v-1.3b")));
+    assert_u64_equal(a->devices[0].peak_alloc_bytes, b->devices[0].peak_alloc_bytes);
+    /* one block's temporaries at 32,760 tokens: 2 B × (6 × 1536 + 2 × 8960) = 54,272 B per token */
+    assert_u64_equal(t_component(a, 0, "inference_temp", "t"), 32760ULL * 54272ULL);
+    const vp_estimate *c = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"height\":1024,\"width\":1024}", t_fmt(ref, "flux.1-dev")));
+    const vp_estimate *d = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"frames\":1,\"height\":1024,\"width\":1024}",
+                                              t_fmt(ref, "flux.1-dev")));
+    assert_u64_equal(c->devices[0].peak_alloc_bytes, d->devices[0].peak_alloc_bytes);
 }
 
 /* Inference with expand_timesteps: temb (T × h) and timestep_proj (T × 6h) in bf16 for the whole call, 7 × 3072 × 2 =
