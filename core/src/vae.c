@@ -297,10 +297,12 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     double ups = (double)c1 + (double)up_c / 4.0 + (pad ? (double)c1 : 0.0) + (double)c1;
     int cog = a->dclass == VP_DC_VAE_COGVIDEOX;
     double res1 = resnet_live(c1, c0, cog ? (version == VP_DIFFUSERS_0_30 ? 2 : 1) : 0, pad);
-    if (cog && version == VP_DIFFUSERS_0_30) {
+    if ((cog && version == VP_DIFFUSERS_0_30) || wan) {
         /* conv1 at v0.30.1 (lines 133-145): the input f and SiLU's output h, then torch.cat(cache + h) over px + 2
-         * frames, and F.pad of that (a new tensor) while the cat is still bound: f, h, cat, pad */
-        double conv1 = 2.0 * (double)c1 + 2.0 * (double)c1 * (double)(px + 2) / (double)px;
+         * frames, and F.pad of that (a new tensor) while the cat is still bound: f, h, cat, pad. WanCausalConv3d.forward
+         * (autoencoder_kl_wan.py at 58eb52c0) does the same: `x = torch.cat([cache_x, x], dim=2)`, then F.pad, with
+         * the resnet's input and SiLU output alive; conv1's output beside them (c0) */
+        double conv1 = 2.0 * (double)c1 + 2.0 * (double)c1 * (double)(px + 2) / (double)px + (wan ? (double)c0 : 0.0);
         if (conv1 > res1) res1 = conv1;
     }
     double chans = ups > res1 ? ups : res1;

@@ -158,8 +158,8 @@ vp_status vp_vae_wan_parse(const cJSON *c, const char *p, vp_arch *a, vp_error *
  *  - the first resnet of the last up block (dd[n-1] -> dd[n]), at conv1: the resnet's input and the up block's
  *    x_copy clone of it (dd[n-1] each), conv_shortcut's output h (dd[n], alive to the resnet's `x + h`), the SiLU
  *    output, WanCausalConv3d.forward's torch.cat of the 2 cached frames before it and the F.pad copy of that cat
- *    (dd[n-1] over px + 2 frames each), and conv1's output (dd[n]). (vae.c's Wan 2.1 model leaves out the cat, h and
- *    the fp32 normalize; they are counted here.)
+ *    (dd[n-1] over px + 2 frames each), and conv1's output (dd[n]) (vae.c's Wan 2.1 model counts the same conv1, whose
+ *    resnet there keeps its width, so h is its input).
  * The causal feature caches: two frames of every causal conv's input (CACHE_T = 2), num_res_blocks + 1 resnets × 2
  * convs per up block at that block's channels and pixels. */
 void vp_vae_wan22_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,

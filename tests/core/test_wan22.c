@@ -3,7 +3,7 @@
  * Group wan22: the exact parameter counts of Wan2.2-TI2V-5B's transformer and VAE and of the A14B experts, each against
  * an independent count; the TI2V token count (16x VAE), the per-token timestep modulation (expand_timesteps) at
  * inference and in training, the residual VAE's decode peak with and without tiling, and the A14B pipeline's two
- * transformers under each offload mode, all worked by hand below. */
+ * transformers under each offload mode, and the Wan 2.1 VAE's decode, all worked by hand below. */
 #include <stdio.h>
 #include <string.h>
 
@@ -183,6 +183,21 @@ static const vp_estimate *expanded(const char *workload, const char *preset, con
     return e;
 }
 
+/* The Wan 2.1 VAE's decode (vae.c), 81 × 480 × 832 in bf16: one latent frame per call, 4 frames out, at full
+ * resolution 399,360 px. The last up block's first resnet (96 -> 96) at conv1 holds its input and SiLU output (2 × 96),
+ * WanCausalConv3d's torch.cat with the 2 cached frames and the F.pad copy of that (2 × 96 × 6/4) and conv1's output
+ * (96): 576 channels (the upsampler's 96 + 192/4 + 96 + 96 = 336 is less): 576 × 399,360 × 4 × 2 B = 1,840,250,880.
+ * Caches: 6 conv inputs per up block, 2 frames each, 96 + 192/4 + 384/16 + 384/64 channels: 6 × 174 = 1,044 ×
+ * 399,360 × 2 × 2 B = 1,667,727,360. Total 3,507,978,240 B. */
+static void vae21_decode(void **s) {
+    (void)s;
+    vp_arch v = t_arch_of("wan2.1-t2v-1.3b/vae");
+    vp_vae_peak pk;
+    vp_vae_decode_peak(&v, 1, 81, 480, 832, 2.0, 0, 0, 0, &pk);
+    assert_int_equal(pk.chunk_frames, 4);
+    assert_u64_equal((uint64_t)pk.bytes, 3507978240ULL);
+}
+
 /* Wan2.2-T2V-A14B: `--model wan2.2-t2v-a14b` expands to transformer, transformer_2 (the low-noise expert), UMT5 and the
  * Wan 2.1 VAE. pipe.to("cuda") keeps both experts: 2 × 14,288,491,584 × 2 B in every phase; enable_model_cpu_offload
  * keeps one component at a time, so the step's phase holds one expert's 28,576,983,168 B. */
@@ -219,7 +234,7 @@ static void readme_claims(void **s) {
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(transformers),     cmocka_unit_test(vae_params), cmocka_unit_test(tokens),
-        cmocka_unit_test(modulation_infer), cmocka_unit_test(modulation_train), cmocka_unit_test(vae_decode),
+        cmocka_unit_test(modulation_infer), cmocka_unit_test(modulation_train), cmocka_unit_test(vae_decode),     cmocka_unit_test(vae21_decode),
         cmocka_unit_test(a14b_pipeline),    cmocka_unit_test(readme_claims),
     };
     return T_RUN("wan22", tests, argc, argv);
