@@ -34,7 +34,7 @@ static int64_t wan_count(const vp_arch *a, const int *tdown, int64_t cin, int64_
     int n = a->d.levels; /* len(dim_mult) */
     int res = a->d.vae_residual;
     int64_t z = a->d.latent_ch, nrb = a->d.layers_per_block;
-    int64_t dims[8];
+    int64_t dims[8] = {0};
     for (int i = 0; i <= n; i++) dims[i] = a->d.ch[i];
     int64_t e = conv(cin, dims[0], 27);
     for (int i = 0; i < n; i++) {
@@ -44,7 +44,7 @@ static int64_t wan_count(const vp_arch *a, const int *tdown, int64_t cin, int64_
     }
     int64_t top = dims[n];
     e += 2 * wan_res(top, top) + wan_attn(top) + top + conv(top, 2 * z, 27);
-    int64_t dd[8];
+    int64_t dd[8] = {0};
     vp_vae_wan_dec_dims(a, dd);
     int64_t d = conv(z, dd[0], 27) + 2 * wan_res(dd[0], dd[0]) + wan_attn(dd[0]);
     for (int i = 0; i < n; i++) {
@@ -71,23 +71,6 @@ void vp_vae_wan_dec_dims(const vp_arch *a, int64_t *dd) {
     for (int i = 0; i < n; i++) dd[i + 1] = dbase * (a->d.ch[n - i] / base);
 }
 
-static vp_status opt_list(const cJSON *c, const char *p, const char *key, int64_t *out, int max, int *n, vp_error *err) {
-    const cJSON *bo = cJSON_GetObjectItemCaseSensitive(c, key);
-    if (!bo) return VP_OK;
-    char path[128];
-    vp_path_key(path, sizeof path, p, key);
-    int k = cJSON_IsArray(bo) ? cJSON_GetArraySize(bo) : 0;
-    if (k < 1 || k > max) return vp_fail(err, VP_ERR_FIELD, path, "%s must be a list of 1 to %d multipliers", path, max);
-    for (int i = 0; i < k; i++) {
-        const cJSON *e = cJSON_GetArrayItem(bo, i);
-        if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > 64 || e->valuedouble != (double)(int64_t)e->valuedouble)
-            return vp_fail(err, VP_ERR_RANGE, path, "%s entries must be integers in 1..64", path);
-        out[i] = (int64_t)e->valuedouble;
-    }
-    *n = k;
-    return VP_OK;
-}
-
 vp_status vp_vae_wan_parse(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
     vp_status st;
     int64_t base = 96, dbase = 0, mult[4] = {1, 2, 4, 4}, nrb = 2, cin = 3, cout = 3, patch = 1;
@@ -101,7 +84,7 @@ vp_status vp_vae_wan_parse(const cJSON *c, const char *p, vp_arch *a, vp_error *
     if ((st = vp_json_opt_int(c, p, "in_channels", 1, 4096, &cin, err))) return st;
     if ((st = vp_json_opt_int(c, p, "out_channels", 1, 4096, &cout, err))) return st;
     if ((st = vp_json_opt_int(c, p, "patch_size", 1, 16, &patch, err))) return st;
-    if ((st = opt_list(c, p, "dim_mult", mult, 4, &nm, err))) return st;
+    if ((st = vp_vae_list(c, p, "dim_mult", 0, 1, 64, mult, 4, &nm, err))) return st;
     const cJSON *td = cJSON_GetObjectItemCaseSensitive(c, "temperal_downsample");
     if (cJSON_IsArray(td)) {
         int n = cJSON_GetArraySize(td);
@@ -135,7 +118,7 @@ vp_status vp_vae_wan_parse(const cJSON *c, const char *p, vp_arch *a, vp_error *
     a->d.other = a->d.params - enc - dec;
     a->d.blocks_total = dec; /* decoder */
     a->d.per_block = dec;
-    int64_t dd[8];
+    int64_t dd[8] = {0};
     vp_vae_wan_dec_dims(a, dd);
     a->d.largest_tensor = dd[0] * dd[0] * 27;
     a->d.vae3d = 1;
@@ -173,7 +156,7 @@ void vp_vae_wan22_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, i
         tw = width < a->d.tile_w ? width : a->d.tile_w;
     }
     int n = a->d.levels;
-    int64_t dd[8];
+    int64_t dd[8] = {0};
     vp_vae_wan_dec_dims(a, dd);
     double c0 = (double)dd[n], c1 = (double)dd[n - 1], cin2 = n >= 2 ? (double)dd[n - 2] : c1;
     int64_t T = a->d.temporal > 0 ? a->d.temporal : 1;
