@@ -37,12 +37,17 @@ vp_status vp_vae_parse(const struct cJSON *c, const char *p, int dclass, vp_arch
 vp_status vp_vae_ltx_parse(const struct cJSON *c, const char *p, vp_arch *a, vp_error *err);   /* vae_ltx.c */
 vp_status vp_vae_mochi_parse(const struct cJSON *c, const char *p, vp_arch *a, vp_error *err); /* vae_mochi.c */
 vp_status vp_vae_wan_parse(const struct cJSON *c, const char *p, vp_arch *a, vp_error *err);   /* vae_wan.c */
+/* the pixels one VAE call covers: the frame, or one tile of it with tiling (vae_config.c) */
+void vp_vae_tile(const vp_arch *a, int64_t h, int64_t w, int tiling, int64_t *th, int64_t *tw);
 /* the Wan decoder's channels: dd[0] the mid block's, dd[i + 1] up block i's output (vae_wan.c) */
 void vp_vae_wan_dec_dims(const vp_arch *a, int64_t *dd);
 /* A list field of a VAE config (vae_config.c): up to max integers in lo..hi (boolean: true/false as 1/0) into out,
  * their number into *n; absent or null leaves both unchanged. */
 vp_status vp_vae_list(const struct cJSON *c, const char *p, const char *key, int boolean, int64_t lo, int64_t hi,
                       int64_t *out, int max, int *n, vp_error *err);
+/* a list of names, each one of `allowed` (its index into out); absent or null: the defaults stay (vae_config.c) */
+vp_status vp_vae_names(const struct cJSON *c, const char *p, const char *key, const char *const *allowed, int n_allowed,
+                       int *out, int max, int *n, vp_error *err);
 vp_status vp_text_encoder_parse(const struct cJSON *c, const char *p, int dclass, vp_arch *a, vp_error *err);
 
 /* A pipeline's model_index.json: its class and, per component, the class it names. */

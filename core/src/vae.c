@@ -281,11 +281,8 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     memset(o, 0, sizeof *o);
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch;
-    int64_t th = height, tw = width;
-    if (tiling && a->d.tile_h > 0 && (height > a->d.tile_h || width > a->d.tile_w)) {
-        th = height < a->d.tile_h ? height : a->d.tile_h;
-        tw = width < a->d.tile_w ? width : a->d.tile_w;
-    }
+    int64_t th, tw;
+    vp_vae_tile(a, height, width, tiling, &th, &tw);
     int64_t lat_chunk, px;
     chunk_shape(a, frames, &lat_chunk, &px);
     int n = a->d.levels;
@@ -358,11 +355,8 @@ void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     memset(o, 0, sizeof *o);
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch;
-    int64_t th = height, tw = width;
-    if (tiling && a->d.tile_h > 0 && (height > a->d.tile_h || width > a->d.tile_w)) {
-        th = height < a->d.tile_h ? height : a->d.tile_h;
-        tw = width < a->d.tile_w ? width : a->d.tile_w;
-    }
+    int64_t th, tw;
+    vp_vae_tile(a, height, width, tiling, &th, &tw);
     /* frames per encoder call: CogVideoX num_sample_frames_batch_size 8 (+1 for the odd first frame),
      * Wan 1 then 4 frames per call, HunyuanVideo tile_sample_min_num_frames 16 (+1), 2-D: one image */
     int64_t px = 1;

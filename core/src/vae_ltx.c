@@ -36,34 +36,6 @@ static vp_status refuse(const char *p, const char *key, const char *why, vp_erro
     return vp_fail(err, VP_ERR_UNSUPPORTED, path, "%s: %s is not modelled", path, why);
 }
 
-/* a list of strings, each one of `allowed` (its index into *out); absent: the defaults stay */
-static vp_status str_list(const cJSON *c, const char *p, const char *key, const char *const *allowed, int n_allowed, int *out,
-                          int max, int *n, vp_error *err) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(c, key);
-    if (!it || cJSON_IsNull(it)) return VP_OK;
-    char path[128];
-    vp_path_key(path, sizeof path, p, key);
-    int k = cJSON_IsArray(it) ? cJSON_GetArraySize(it) : 0;
-    if (k < 1 || k > max) return vp_fail(err, VP_ERR_FIELD, path, "%s must be a list of 1 to %d entries", path, max);
-    for (int i = 0; i < k; i++) {
-        const cJSON *e = cJSON_GetArrayItem(it, i);
-        int found = -1;
-        for (int j = 0; j < n_allowed && cJSON_IsString(e); j++)
-            if (!strcmp(e->valuestring, allowed[j])) found = j;
-        if (found < 0) {
-            char list[160] = "";
-            for (int j = 0; j < n_allowed; j++) {
-                strncat(list, allowed[j], sizeof list - strlen(list) - 1);
-                if (j + 1 < n_allowed) strncat(list, ", ", sizeof list - strlen(list) - 1);
-            }
-            return vp_fail(err, VP_ERR_FIELD, path, "%s entries must be one of %s", path, list);
-        }
-        out[i] = found;
-    }
-    *n = k;
-    return VP_OK;
-}
-
 enum { DOWN_CONV = 0, DOWN_SPATIAL, DOWN_TEMPORAL, DOWN_SPATIOTEMPORAL };
 
 vp_status vp_vae_ltx_parse(const cJSON *c, const char *p, vp_arch *a, vp_error *err) {
@@ -92,8 +64,8 @@ vp_status vp_vae_ltx_parse(const cJSON *c, const char *p, vp_arch *a, vp_error *
         (st = vp_vae_list(c, p, "decoder_inject_noise", 1, 0, 1, noise, 6, &nn, err)) ||
         (st = vp_vae_list(c, p, "upsample_residual", 1, 0, 1, ures, 5, &nr, err)) ||
         (st = vp_vae_list(c, p, "upsample_factor", 0, 1, 8, ufac, 5, &nf, err)) ||
-        (st = str_list(c, p, "down_block_types", blocks, 2, btype, 5, &nt, err)) ||
-        (st = str_list(c, p, "downsample_type", downs, 4, dtype, 5, &nd, err)) ||
+        (st = vp_vae_names(c, p, "down_block_types", blocks, 2, btype, 5, &nt, err)) ||
+        (st = vp_vae_names(c, p, "downsample_type", downs, 4, dtype, 5, &nd, err)) ||
         (st = vp_json_opt_bool(c, p, "timestep_conditioning", &tc, err)))
         return st;
     /* LTXVideoEncoder3d (lines 780-800): the 0.9.5 layout (the last down block type LTXVideo095DownBlock3D) takes one
@@ -213,14 +185,6 @@ static int64_t tiles_span(int64_t n, int64_t tile, int64_t stride) {
     return s;
 }
 
-static void tile_of(const vp_arch *a, int64_t h, int64_t w, int tiling, int64_t *th, int64_t *tw) {
-    *th = h, *tw = w;
-    if (tiling && (h > a->d.tile_h || w > a->d.tile_w)) {
-        *th = h < a->d.tile_h ? h : a->d.tile_h;
-        *tw = w < a->d.tile_w ? w : a->d.tile_w;
-    }
-}
-
 /* Decode (_decode, lines 1260-1280; tiled_decode, lines 1389-1441): the peak is a resnet of the last up block, at
  * dec_ch0 channels over (frames, height / p, width / p) positions of one decoder call (the last upsampler slices its
  * output to 8(F_lat - 1) + 1 frames, line 294). Tiling: 512 x 512-pixel tiles (16 latents, stride 14) when the latents
@@ -233,7 +197,7 @@ void vp_vae_ltx_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch, th, tw, P = a->d.vae_patch > 0 ? a->d.vae_patch : 1;
     int64_t lat = (frames - 1) / a->d.temporal + 1, T = ((lat - 1) << a->d.layers_per_block) + 1;
-    tile_of(a, height, width, tiling, &th, &tw);
+    vp_vae_tile(a, height, width, tiling, &th, &tw);
     double N = (double)b * (double)T * (double)(th / P) * (double)(tw / P);
     double c = (double)a->d.dec_ch0;
     o->tensor_bytes = c * N * elem;
@@ -263,7 +227,7 @@ void vp_vae_ltx_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int
     memset(o, 0, sizeof *o);
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch, th, tw, P = a->d.vae_patch > 0 ? a->d.vae_patch : 1;
-    tile_of(a, height, width, tiling, &th, &tw);
+    vp_vae_tile(a, height, width, tiling, &th, &tw);
     double N = (double)b * (double)frames * (double)(th / P) * (double)(tw / P);
     double c = (double)a->d.ch[0];
     o->tensor_bytes = c * N * elem;

@@ -112,14 +112,6 @@ static double res_bytes(int64_t c, int64_t b, int64_t T, int64_t h, int64_t w, d
     return elem * (norm > cv ? norm : cv);
 }
 
-static void tile_of(const vp_arch *a, int64_t h, int64_t w, int tiling, int64_t *th, int64_t *tw) {
-    *th = h, *tw = w;
-    if (tiling && (h > a->d.tile_h || w > a->d.tile_w)) {
-        *th = h < a->d.tile_h ? h : a->d.tile_h;
-        *tw = w < a->d.tile_w ? w : a->d.tile_w;
-    }
-}
-
 static int64_t tiles_span(int64_t n, int64_t tile, int64_t stride) {
     int64_t s = 0;
     if (tile < 1) tile = 1; /* a compression wider than the tile (odd configs): one latent per tile */
@@ -140,7 +132,7 @@ void vp_vae_mochi_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, i
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch, th, tw, tc = a->d.temporal;
     int64_t T = ((frames - 1) / tc + 1) * tc, kept = T - tc + 1;
-    tile_of(a, height, width, tiling, &th, &tw);
+    vp_vae_tile(a, height, width, tiling, &th, &tw);
     o->bytes = res_bytes(a->d.dec_ch0, b, T, th, tw, elem);
     o->tensor_bytes = (double)a->d.dec_ch0 * (double)b * (double)T * (double)th * (double)tw * elem;
     double video = 3.0 * (double)batch * (double)kept * (double)height * (double)width * elem;
@@ -169,7 +161,7 @@ void vp_vae_mochi_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, i
     memset(o, 0, sizeof *o);
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch, th, tw;
-    tile_of(a, height, width, tiling, &th, &tw);
+    vp_vae_tile(a, height, width, tiling, &th, &tw);
     o->bytes = res_bytes(a->d.ch[0], b, frames, th, tw, elem);
     o->tensor_bytes = (double)a->d.ch[0] * (double)b * (double)frames * (double)th * (double)tw * elem;
     o->out_bytes = 3.0 * (double)batch * (double)frames * (double)height * (double)width * elem;

@@ -150,11 +150,8 @@ void vp_vae_wan22_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, i
     memset(o, 0, sizeof *o);
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch, P = a->d.vae_patch > 0 ? a->d.vae_patch : 1;
-    int64_t th = height, tw = width;
-    if (tiling && a->d.tile_h > 0 && (height > a->d.tile_h || width > a->d.tile_w)) {
-        th = height < a->d.tile_h ? height : a->d.tile_h;
-        tw = width < a->d.tile_w ? width : a->d.tile_w;
-    }
+    int64_t th, tw;
+    vp_vae_tile(a, height, width, tiling, &th, &tw);
     int n = a->d.levels;
     int64_t dd[8] = {0};
     vp_vae_wan_dec_dims(a, dd);
@@ -194,11 +191,8 @@ void vp_vae_wan22_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, i
     memset(o, 0, sizeof *o);
     if (frames < 1) frames = 1;
     int64_t b = slicing ? 1 : batch, P = a->d.vae_patch > 0 ? a->d.vae_patch : 1;
-    int64_t th = height, tw = width;
-    if (tiling && a->d.tile_h > 0 && (height > a->d.tile_h || width > a->d.tile_w)) {
-        th = height < a->d.tile_h ? height : a->d.tile_h;
-        tw = width < a->d.tile_w ? width : a->d.tile_w;
-    }
+    int64_t th, tw;
+    vp_vae_tile(a, height, width, tiling, &th, &tw);
     int64_t px = frames < 4 ? frames : 4;
     double c = (double)a->d.ch[1];
     double chans = 3.0 * c + c + c;                    /* input, SiLU output, pad copy, conv output, x_copy */
