@@ -158,6 +158,13 @@ static void vae_decode(void **s) {
     assert_u64_equal((uint64_t)pk.bytes, 8967946240ULL);
     vp_vae_decode_peak(&v, 1, 121, 704, 1280, 2.0, 1, 0, 0, &pk);
     assert_u64_equal((uint64_t)pk.bytes, 652214272ULL);
+    /* encode (training without precomputed latents): the patchified video goes through the encoder one frame, then 4
+     * frames, per call; the first down block (160 channels at 352 × 640 positions) holds a resnet's input, SiLU output,
+     * F.pad copy and conv output and the block's x_copy: 5 × 160 × 225,280 × 4 × 2 B = 1,441,792,000; beside it the
+     * video and its patchified copy, 2 × 3 × 121 × 704 × 1280 × 2 B = 1,308,426,240 */
+    vp_vae_encode_peak(&v, 1, 121, 704, 1280, 2.0, 0, 0, &pk);
+    assert_u64_equal((uint64_t)pk.bytes, 1441792000ULL);
+    assert_u64_equal((uint64_t)pk.out_bytes, 1308426240ULL);
     /* the pipeline's decode phase carries it for the vae instance */
     const vp_estimate *e = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"frames\":121,\"height\":704,\"width\":1280}",
                                               "{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.2-ti2v-5b/vae\"},"
