@@ -15,4 +15,13 @@ static inline vp_arch t_arch_of(const char *preset) {
     return a;
 }
 
+/* The parameters `preset` counts (a pipeline component as "ID/<component>"), as the estimate reports them for a frozen
+ * bf16 inference instance. */
+static inline uint64_t t_count_preset(const char *id) {
+    const char *inst = t_fmt("{\"name\":\"c\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\","
+                             "\"activations\":\"no_grad\"}",
+                             id);
+    return t_json_params_total(t_estimate_json(t_plan1("{\"mode\":\"infer\",\"batch\":1}", inst)), 0);
+}
+
 #endif

@@ -12,22 +12,14 @@
 #include "vp_test.h"
 #include "t_arch.h"
 
-static uint64_t count_preset(const char *id) {
-    const char *inst = t_fmt("{\"name\":\"c\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\","
-                             "\"activations\":\"no_grad\"}",
-                             id);
-    const cJSON *e = t_estimate_json(t_plan1("{\"mode\":\"infer\",\"batch\":1}", inst));
-    return t_json_params_total(e, 0);
-}
-
 /* ---- transformers ---- */
 
 /* CogVideoX-5b: finetrainers docs/models/cogvideox.md prints the full fine-tune's "trainable parameters":
  * 5570283072 (a PyTorch count); memory-facts.md §10 has the same analytic figure. */
 static void cogvideox_5b(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("cogvideox-5b"), 5570283072ULL);
-    assert_u64_equal(count_preset("cogvideox-5b/transformer"), 5570283072ULL);
+    assert_u64_equal(t_count_preset("cogvideox-5b"), 5570283072ULL);
+    assert_u64_equal(t_count_preset("cogvideox-5b/transformer"), 5570283072ULL);
 }
 
 /* CogVideoX-2b: 30 heads × 64 = 1920 wide, 30 blocks; per block 2·(512·11520 + 11520 + 3840) +
@@ -41,7 +33,7 @@ static void cogvideox_5b(void **s) {
  * CLIP-L/bigG and HunyuanVideo Llama counts asserted in this file independently. */
 static void cogvideox_2b(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("cogvideox-2b"), 1693783872ULL);
+    assert_u64_equal(t_count_preset("cogvideox-2b"), 1693783872ULL);
 }
 
 /* CogVideoX 1.5 (zai-org/CogVideoX1.5-5B transformer/config.json: patch_size_t 2, patch_bias false, 300 × 300 sample;
@@ -126,8 +118,8 @@ static void wan_i2v(void **s) {
  * before the steps. */
 static void wan_i2v_pipeline(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("wan2.1-i2v-14b-480p"), 16394878784ULL);
-    assert_u64_equal(count_preset("wan2.1-i2v-14b-480p/image_encoder"), 632076800ULL);
+    assert_u64_equal(t_count_preset("wan2.1-i2v-14b-480p"), 16394878784ULL);
+    assert_u64_equal(t_count_preset("wan2.1-i2v-14b-480p/image_encoder"), 632076800ULL);
     vp_arch v = t_arch_of("wan2.1-i2v-14b-480p/image_encoder");
     assert_u64_equal((uint64_t)v.d.blocks_total, 629678080ULL);
     assert_int_equal(v.d.text_len, 257);
@@ -143,33 +135,33 @@ static void wan_i2v_pipeline(void **s) {
  * (EXPECTED_PARAMETER_COUNTS frozen_wan_parameters). */
 static void wan_1_3b(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("wan2.1-t2v-1.3b"), 1418996800ULL);
+    assert_u64_equal(t_count_preset("wan2.1-t2v-1.3b"), 1418996800ULL);
 }
 
 /* Wan 14B: safetensors index total_size 57,153,966,336 B of the fp32 Wan2.2-T2V-A14B transformer (same
  * WanTransformer3DModel shapes as Wan2.1-T2V-14B) / 4 B = 14,288,491,584. */
 static void wan_14b(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("wan2.1-t2v-14b"), 57153966336ULL / 4);
+    assert_u64_equal(t_count_preset("wan2.1-t2v-14b"), 57153966336ULL / 4);
 }
 
 /* LTX-Video: finetrainers docs/models/ltx_video.md full fine-tune log "trainable parameters": 1923385472. */
 static void ltx(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("ltx-video"), 1923385472ULL);
+    assert_u64_equal(t_count_preset("ltx-video"), 1923385472ULL);
 }
 
 /* Mochi 1 preview: transformer index total_size 20,055,355,488 B (bf16) / 2 (fp32 variant 40,110,710,976 / 4). */
 static void mochi(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("mochi-1"), 20055355488ULL / 2);
-    assert_u64_equal(count_preset("mochi-1"), 40110710976ULL / 4);
+    assert_u64_equal(t_count_preset("mochi-1"), 20055355488ULL / 2);
+    assert_u64_equal(t_count_preset("mochi-1"), 40110710976ULL / 4);
 }
 
 /* FLUX.1-dev: transformer index total_size 23,802,816,640 B (bf16) / 2 = 11,901,408,320. */
 static void flux_dev(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("flux.1-dev"), 23802816640ULL / 2);
+    assert_u64_equal(t_count_preset("flux.1-dev"), 23802816640ULL / 2);
 }
 
 /* HunyuanVideo: 12,821,012,544 from transformer_hunyuan_video.py (20 double + 40 single blocks of 3072, token
@@ -180,7 +172,7 @@ static void flux_dev(void **s) {
  * CLIP-L/bigG and HunyuanVideo Llama counts asserted in this file independently. */
 static void hunyuan(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("hunyuanvideo"), 12821012544ULL);
+    assert_u64_equal(t_count_preset("hunyuanvideo"), 12821012544ULL);
 }
 
 /* SD3: the same JointTransformerBlock formula gives SD3-medium's 2,028,328,000 (PyTorch count in a public
@@ -188,7 +180,7 @@ static void hunyuan(void **s) {
  * rms_norm q/k) is 8,056,627,520 (+ the 192² × 2432 persistent pos_embed buffer in the file). */
 static void sd3(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("sd3.5-large"), 8056627520ULL);
+    assert_u64_equal(t_count_preset("sd3.5-large"), 8056627520ULL);
     const char *medium = "{\"_class_name\":\"SD3Transformer2DModel\",\"attention_head_dim\":64,\"caption_projection_dim\":1536,"
                          "\"in_channels\":16,\"joint_attention_dim\":4096,\"num_attention_heads\":24,\"num_layers\":24,"
                          "\"out_channels\":16,\"patch_size\":2,\"pooled_projection_dim\":2048,\"pos_embed_max_size\":192,"
@@ -199,7 +191,7 @@ static void sd3(void **s) {
     /* SD3.5-medium (MMDiT-X: dual-attention layers 0-12, qk rms_norm, pos_embed_max_size 384): 2,243,171,520; a public
      * checkpoint audit of a transformer of this shape counts 2,469,663,936 elements in its safetensors (909 tensors),
      * the parameters plus the 384² × 1536 = 226,492,416-element persistent pos_embed */
-    assert_u64_equal(count_preset("sd3.5-medium"), 2469663936ULL - 384ULL * 384 * 1536);
+    assert_u64_equal(t_count_preset("sd3.5-medium"), 2469663936ULL - 384ULL * 384 * 1536);
 }
 
 /* SD3.5-medium's dual-attention blocks (JointTransformerBlock with use_dual_attention, layers 0-12): attn2 has its own
@@ -232,8 +224,8 @@ static void sd35_dual_attention(void **s) {
  * parameters); the transformer's stored size 23,782,357,120 B (bf16) / 2 = 11,891,178,560. */
 static void flux_schnell(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("flux.1-schnell"), 23782357120ULL / 2);
-    assert_u64_equal(count_preset("flux.1-dev") - count_preset("flux.1-schnell"), 256ULL * 3072 + 3072 + 3072ULL * 3072 + 3072);
+    assert_u64_equal(t_count_preset("flux.1-schnell"), 23782357120ULL / 2);
+    assert_u64_equal(t_count_preset("flux.1-dev") - t_count_preset("flux.1-schnell"), 256ULL * 3072 + 3072 + 3072ULL * 3072 + 3072);
 }
 
 /* LoRA on to_q, to_k, to_v, to_out.0 (PEFT matches by name): the single-stream blocks of FLUX and HunyuanVideo have
@@ -260,25 +252,25 @@ static void lora_single_stream(void **s) {
  * 19,049,242,624 / 4; memory-facts.md §10 (meta-device count). */
 static void t5_xxl(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("cogvideox-5b/text_encoder"), 9524621312ULL / 2);
-    assert_u64_equal(count_preset("flux.1-dev/text_encoder_2"), 19049242624ULL / 4);
-    assert_u64_equal(count_preset("sd3.5-large/text_encoder_3"), 4762310656ULL);
+    assert_u64_equal(t_count_preset("cogvideox-5b/text_encoder"), 9524621312ULL / 2);
+    assert_u64_equal(t_count_preset("flux.1-dev/text_encoder_2"), 19049242624ULL / 4);
+    assert_u64_equal(t_count_preset("sd3.5-large/text_encoder_3"), 4762310656ULL);
 }
 
 /* UMT5-XXL encoder (Wan): index total_size 11,361,820,672 B bf16 / 2 = 5,680,910,336 (every block has its own
  * relative_attention_bias: 24 · 32 · 64 more than T5 with the 256,384-token vocabulary). */
 static void umt5(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("wan2.1-t2v-14b/text_encoder"), 11361820672ULL / 2);
+    assert_u64_equal(t_count_preset("wan2.1-t2v-14b/text_encoder"), 11361820672ULL / 2);
 }
 
 /* CLIP text encoders: ViT-L/14 text 123,060,480 (SD/FLUX text_encoder, PyTorch counts printed by public code),
  * with text_projection 123,650,304, OpenCLIP bigG with projection 694,659,840 (SD3 module inspector table). */
 static void clip(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("flux.1-dev/text_encoder"), 123060480ULL);
-    assert_u64_equal(count_preset("sd3.5-large/text_encoder"), 123650304ULL);
-    assert_u64_equal(count_preset("sd3.5-large/text_encoder_2"), 694659840ULL);
+    assert_u64_equal(t_count_preset("flux.1-dev/text_encoder"), 123060480ULL);
+    assert_u64_equal(t_count_preset("sd3.5-large/text_encoder"), 123650304ULL);
+    assert_u64_equal(t_count_preset("sd3.5-large/text_encoder_2"), 694659840ULL);
 }
 
 /* HunyuanVideo's LlamaModel (no lm_head): Llama-3-8B blocks (memory-facts §10: 218,112,000 per block) × 32 +
@@ -286,8 +278,8 @@ static void clip(void **s) {
  * 525,336,576 lm_head, plus 64 × 4096 more vocabulary rows). */
 static void llama_encoder(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("hunyuanvideo/text_encoder"), 8030261248ULL - 525336576ULL + 64ULL * 4096ULL);
-    assert_u64_equal(count_preset("hunyuanvideo/text_encoder_2"), 123060480ULL);
+    assert_u64_equal(t_count_preset("hunyuanvideo/text_encoder"), 8030261248ULL - 525336576ULL + 64ULL * 4096ULL);
+    assert_u64_equal(t_count_preset("hunyuanvideo/text_encoder_2"), 123060480ULL);
 }
 
 /* ---- VAEs ---- */
@@ -297,8 +289,8 @@ static void llama_encoder(void **s) {
  * (the PyTorch count printed by public code). */
 static void vae_kl(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("flux.1-dev/vae"), 83819683ULL);
-    assert_u64_equal(count_preset("sd3.5-large/vae"), 83819683ULL);
+    assert_u64_equal(t_count_preset("flux.1-dev/vae"), 83819683ULL);
+    assert_u64_equal(t_count_preset("sd3.5-large/vae"), 83819683ULL);
     const char *sdxl = "{\"_class_name\":\"AutoencoderKL\",\"block_out_channels\":[128,256,512,512],\"latent_channels\":4,"
                        "\"layers_per_block\":2}";
     const cJSON *e = t_estimate_json(t_plan1("{\"mode\":\"infer\",\"batch\":1}",
@@ -309,7 +301,7 @@ static void vae_kl(void **s) {
 /* AutoencoderKLWan: 126,892,531, the PyTorch count public training code asserts (frozen_vae_parameters). */
 static void vae_wan(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("wan2.1-t2v-1.3b/vae"), 126892531ULL);
+    assert_u64_equal(t_count_preset("wan2.1-t2v-1.3b/vae"), 126892531ULL);
 }
 
 /* CogVideoX and HunyuanVideo VAEs, counted from their modeling files: "3D VAE 215,583,907" (CogVideoX-2b, the same
@@ -320,9 +312,9 @@ static void vae_wan(void **s) {
  * CLIP-L/bigG and HunyuanVideo Llama counts asserted in this file independently. */
 static void vae_video(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("cogvideox-5b/vae"), 215583907ULL);
-    assert_u64_equal(count_preset("cogvideox-2b/vae"), 215583907ULL);
-    assert_u64_equal(count_preset("hunyuanvideo/vae"), 246478803ULL);
+    assert_u64_equal(t_count_preset("cogvideox-5b/vae"), 215583907ULL);
+    assert_u64_equal(t_count_preset("cogvideox-2b/vae"), 215583907ULL);
+    assert_u64_equal(t_count_preset("hunyuanvideo/vae"), 246478803ULL);
 }
 
 /* Every component of every pipeline preset declares params_total; the count from its config must equal it. */
@@ -337,7 +329,7 @@ static void components_match_declared(void **s) {
         const cJSON *c;
         cJSON_ArrayForEach(c, comps) {
             const char *id = t_fmt("%s/%s", cJSON_GetObjectItemCaseSensitive(m, "id")->valuestring, c->string);
-            assert_u64_equal(count_preset(id), (uint64_t)cJSON_GetObjectItemCaseSensitive(c, "params_total")->valuedouble);
+            assert_u64_equal(t_count_preset(id), (uint64_t)cJSON_GetObjectItemCaseSensitive(c, "params_total")->valuedouble);
             checked++;
         }
     }

@@ -12,29 +12,22 @@
 #include "vp_test.h"
 #include "t_arch.h"
 
-static uint64_t count_preset(const char *id) {
-    const char *inst = t_fmt("{\"name\":\"c\",\"role\":\"reference\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\","
-                             "\"activations\":\"no_grad\"}",
-                             id);
-    return t_json_params_total(t_estimate_json(t_plan1("{\"mode\":\"infer\",\"batch\":1}", inst)), 0);
-}
-
 /* Wan2.2-TI2V-5B transformer (dim 3072 = 24 heads × 128, ffn 14336, 30 blocks, 48 latent channels in and out):
  * 4,999,787,712, the count a public verification of the released weights asserts over all 825 fp32 tensors of the
  * shards (parameter_bytes 19,999,150,848 = 4 × 4,999,787,712). The A14B experts: the Wan 14B shapes, safetensors index
  * total_size 57,153,966,336 B in fp32 / 4 each. */
 static void transformers(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("wan2.2-ti2v-5b"), 19999150848ULL / 4);
-    assert_u64_equal(count_preset("wan2.2-t2v-a14b"), 57153966336ULL / 4);
-    assert_u64_equal(count_preset("wan2.2-t2v-a14b/transformer_2"), 57153966336ULL / 4);
-    assert_u64_equal(count_preset("wan2.2-ti2v-5b/text_encoder"), 11361820672ULL / 2);
+    assert_u64_equal(t_count_preset("wan2.2-ti2v-5b"), 19999150848ULL / 4);
+    assert_u64_equal(t_count_preset("wan2.2-t2v-a14b"), 57153966336ULL / 4);
+    assert_u64_equal(t_count_preset("wan2.2-t2v-a14b/transformer_2"), 57153966336ULL / 4);
+    assert_u64_equal(t_count_preset("wan2.2-ti2v-5b/text_encoder"), 11361820672ULL / 2);
     /* Wan2.2-I2V-A14B: the T2V expert with 36 input channels (20 more × 1 × 2 × 2 × 5120 patch-embedding weights):
      * 14,288,901,184, the numel() sum over the 1,095 tensors of the released high_noise_model shards that a public
      * loader's run manifest records */
-    assert_u64_equal(count_preset("wan2.2-i2v-a14b"), 14288901184ULL);
-    assert_u64_equal(count_preset("wan2.2-i2v-a14b") - count_preset("wan2.2-t2v-a14b"), 20ULL * 4 * 5120);
-    assert_u64_equal(count_preset("wan2.2-i2v-a14b/transformer_2"), 14288901184ULL);
+    assert_u64_equal(t_count_preset("wan2.2-i2v-a14b"), 14288901184ULL);
+    assert_u64_equal(t_count_preset("wan2.2-i2v-a14b") - t_count_preset("wan2.2-t2v-a14b"), 20ULL * 4 * 5120);
+    assert_u64_equal(t_count_preset("wan2.2-i2v-a14b/transformer_2"), 14288901184ULL);
 }
 
 /* The Wan 2.2 VAE (AutoencoderKLWan, is_residual, base_dim 160, decoder_base_dim 256, z_dim 48, 12 channels in and out,
@@ -61,14 +54,14 @@ static void transformers(void **s) {
  * diffusers' own AutoencoderKLWan built with this config under torch counts the same encoder / decoder split. */
 static void vae_params(void **s) {
     (void)s;
-    assert_u64_equal(count_preset("wan2.2-ti2v-5b/vae"), 2818754672ULL / 4);
+    assert_u64_equal(t_count_preset("wan2.2-ti2v-5b/vae"), 2818754672ULL / 4);
     vp_arch v = t_arch_of("wan2.2-ti2v-5b/vae");
     assert_u64_equal((uint64_t)v.d.embed, 149627776ULL);
     assert_u64_equal((uint64_t)v.d.blocks_total, 555049228ULL);
     assert_int_equal(v.d.spatial, 16); /* 3 spatial downsamples × the 2×2 patch */
     assert_int_equal(v.d.temporal, 4);
     /* the Wan 2.1 VAE is unchanged by the rewrite */
-    assert_u64_equal(count_preset("wan2.2-t2v-a14b/vae"), 126892531ULL);
+    assert_u64_equal(t_count_preset("wan2.2-t2v-a14b/vae"), 126892531ULL);
     /* a patchified VAE needs 3 · patch² channels */
     t_expect_error(t_plan1("{\"mode\":\"infer\",\"batch\":1}",
                            t_hf_instance("{\"_class_name\":\"AutoencoderKLWan\",\"is_residual\":true,\"patch_size\":2}", "")),
