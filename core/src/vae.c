@@ -250,6 +250,96 @@ static double cogvideox_caches(const vp_arch *a, int64_t b, int64_t frames, int6
     return call1 - *acts;
 }
 
+/* The CogVideoX decoder of today's diffusers (autoencoder_kl_cogvideox.py at 58eb52c0), walked conv by conv through
+ * one decoder call of lc latent frames over px pixels, in channel × frame units of one pixel:
+ *  - caches (CogVideoXCausalConv3d line 141, `inputs[:, :, -time_kernel_size + 1:].clone()`): 2 frames of the input of
+ *    every 3×3×3 conv (conv_in: the 16-channel latents; conv1: the resnet's input channels; conv2 and conv_out: its
+ *    output channels) and, for the kernel-1 conv_y / conv_b of every CogVideoXSpatialNorm3D, the whole zq it was given
+ *    (latent_channels × every frame at that level), two per norm; they accumulate through the call in module order;
+ *  - what is alive at each spatial norm, where the call peaks (lines 188-194): its input f, the interpolated zq (L
+ *    channels), conv_y(zq), conv_b(zq), norm_f, the product and the sum (f + 5 tensors of f's channels); at norm2 also the
+ *    resnet's input, kept for the residual (line 325); from the second resnet of a block on, the block's own input,
+ *    which the caller's `hidden_states` holds until the block returns (CogVideoXDecoder3D.forward lines 939-943).
+ * Measured on the H100 (tests/groundtruth/h100-2026-11-24-diffusion, trace vae-cogvideox-2b-fp16-49-480-720-plain):
+ * the peak is norm2 of the last resnet of the last up block in the second call, with 7 × 128 + 256 channels of 8 frames
+ * alive and 8.70 GiB of caches. Returns the call's peak (activations + its caches so far + `old`, the previous call's
+ * cache dict, which _decode keeps alive until the call returns, lines 1190-1198); *dict gets the call's whole cache. */
+static double cog_call_peak(const vp_arch *a, double lc, double P0, double old, double *dict) {
+    int n = a->d.levels;
+    double L = (double)a->d.latent_ch, cache = 0, best = 0;
+#define COG_AT(lev, units, F) do { double v_ = (units) * (F) * P0 / pow(4.0, (double)(lev)) + cache; if (v_ > best) best = v_; } while (0)
+#define COG_CACHE(lev, units) (cache += (units) * P0 / pow(4.0, (double)(lev)))
+    COG_CACHE(n - 1, 2.0 * L); /* conv_in: 2 frames of the latents */
+    for (int r = 0; r < 2; r++) { /* the mid block's two resnets at the widest channels, latent frames */
+        double c = (double)a->d.ch[n - 1];
+        COG_CACHE(n - 1, 2.0 * L * lc);
+        COG_AT(n - 1, (r ? c : 0) + 6.0 * c + L, lc);
+        COG_CACHE(n - 1, 2.0 * c);
+        COG_CACHE(n - 1, 2.0 * L * lc);
+        COG_AT(n - 1, (r ? 2.0 * c : c) + 6.0 * c + L, lc);
+        COG_CACHE(n - 1, 2.0 * c);
+    }
+    double F = lc;
+    for (int j = 0; j < n; j++) {
+        int lev = n - 1 - j;
+        F = cog_frames(a, (int64_t)lc, j);
+        double cinb = (double)a->d.ch[j == 0 ? n - 1 : n - j], cout = (double)a->d.ch[lev];
+        for (int64_t r = 0; r <= a->d.layers_per_block; r++) {
+            double cin = r == 0 ? cinb : cout;
+            COG_CACHE(lev, 2.0 * L * F);                             /* norm1's zq copies */
+            COG_AT(lev, (r ? cinb : 0) + 6.0 * cin + L, F);          /* norm1's sum */
+            COG_CACHE(lev, 2.0 * cin);                               /* conv1 */
+            COG_CACHE(lev, 2.0 * L * F);                             /* norm2's zq copies */
+            COG_AT(lev, (r ? cinb + cin : cin) + 6.0 * cout + L, F); /* norm2's sum */
+            COG_CACHE(lev, 2.0 * cout);                              /* conv2 */
+        }
+    }
+    COG_CACHE(0, 2.0 * L * F); /* norm_out, then conv_out */
+    COG_AT(0, 6.0 * (double)a->d.ch[0] + L, F);
+    COG_CACHE(0, 2.0 * (double)a->d.ch[0]);
+#undef COG_AT
+#undef COG_CACHE
+    *dict = cache;
+    return best + old;
+}
+
+/* The whole CogVideoX decode (today's diffusers) in bytes per element: the first call (3 latent frames when the count
+ * is odd) alone, or the second with the first's cache dict and output alive; with tiling (tiled_decode lines 1358-1383),
+ * every tile decoded before the last full-size one is kept (rows of tiles, 3 channels × all frames) until the blend. */
+static double cog_decode_units(const vp_arch *a, int64_t b, int64_t frames, int64_t h, int64_t w, int64_t th, int64_t tw,
+                               int tiling, int64_t *px_at_peak) {
+    int64_t T = a->d.temporal > 0 ? a->d.temporal : 1;
+    int64_t lat = (frames - 1) / T + 1;
+    int64_t calls = lat / 2 > 1 ? lat / 2 : 1;
+    double lc1 = calls == 1 ? (double)lat : 2.0 + (double)(lat % 2);
+    double P0 = (double)b * (double)th * (double)tw, d1 = 0, d2 = 0;
+    double px1 = cog_frames(a, (int64_t)lc1, a->d.levels - 1);
+    double best = cog_call_peak(a, lc1, P0, 0, &d1);
+    *px_at_peak = (int64_t)px1;
+    if (calls > 1) {
+        double c2 = cog_call_peak(a, 2.0, P0, d1, &d2) + 3.0 * px1 * P0; /* _decode's `dec` list holds call 1's frames */
+        if (c2 > best) best = c2, *px_at_peak = (int64_t)cog_frames(a, 2, a->d.levels - 1);
+    }
+    if (tiling && (th < h || tw < w)) {
+        /* tiles in raster order over the latents, strides of the tile less its overlap (tile_overlap_factor 1/6 and
+         * 1/5, lines 1086-1087); the peak is at the last full-size tile */
+        int64_t s = a->d.spatial > 0 ? a->d.spatial : 8;
+        int64_t lh = h / s, lw = w / s, tlh = th / s, tlw = tw / s;
+        int64_t oh = (int64_t)((double)tlh * (1.0 - 1.0 / 6.0)), ow = (int64_t)((double)tlw * (1.0 - 1.0 / 5.0));
+        if (oh < 1) oh = 1;
+        if (ow < 1) ow = 1;
+        double before = 0, kept = 0;
+        for (int64_t i = 0; i < lh; i += oh)
+            for (int64_t j = 0; j < lw; j += ow) {
+                int64_t ph = (lh - i < tlh ? lh - i : tlh) * s, pw = (lw - j < tlw ? lw - j : tlw) * s;
+                if (ph == th && pw == tw) kept = before;
+                before += 3.0 * (double)b * (double)frames * (double)ph * (double)pw;
+            }
+        best += kept;
+    }
+    return best;
+}
+
 static void chunk_shape(const vp_arch *a, int64_t frames, int64_t *lat_chunk, int64_t *px_chunk) {
     int64_t T = a->d.temporal > 0 ? a->d.temporal : 1;
     int64_t lat = a->d.vae3d ? (frames - 1) / T + 1 : 1;
@@ -308,6 +398,20 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     /* causal conv caches: two frames of every 3-D conv input, summed over the decoder's levels
      * (2·(layers+1) convs per up block, at 4^-k of the pixels k levels below full resolution) */
     double cache = 0;
+    if (cog && version != VP_DIFFUSERS_0_30) {
+        int64_t pxp = px;
+        o->bytes = cog_decode_units(a, b, frames, height, width, th, tw, tiling, &pxp) * elem;
+        /* the decoded frames are inside: the calls' outputs so far (and the tiles'); what torch.cat makes at the end
+         * (the pieces and the result, 2 × the video) meets caches of one call only and is below the conv peak */
+        double cat = 2.0 * 3.0 * (double)b * (double)frames * (double)height * (double)width * elem;
+        if (cat > o->bytes) o->bytes = cat;
+        o->chunk_frames = pxp;
+        o->tile_h = th;
+        o->tile_w = tw;
+        snprintf(o->where, sizeof o->where, "last up block, last resnet's norm2, %lld×%lld px × %lld frames, with the caches so far",
+                 (long long)th, (long long)tw, (long long)pxp);
+        return;
+    }
     if (a->dclass == VP_DC_VAE_COGVIDEOX) {
         cache = cogvideox_caches(a, b, frames, th, tw, elem, chans, version, &acts);
     } else if (wan) {
