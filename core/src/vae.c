@@ -191,19 +191,20 @@ static double cog_frames(const vp_arch *a, int64_t lc, int j) {
     return lc > 1 && lc % 2 ? 1.0 + m * (double)(lc - 1) : m * (double)lc;
 }
 
-/* The CogVideoX decoder's conv caches (autoencoder_kl_cogvideox.py at 58eb52c0):
- *  - every CogVideoXCausalConv3d returns conv_cache = inputs[:, :, -time_kernel_size + 1:].clone() (line 141):
- *    the last 2 frames of the input of each 3x3x3 conv, but for the kernel-1 conv_y / conv_b of every
- *    CogVideoXSpatialNorm3D the slice [-0:] is the whole input: a full copy of zq interpolated to that level
- *    (latent_channels wide, every frame of the call);
- *  - _decode passes the previous call's dict into the next decoder call and rebinds it only when the call
- *    returns (lines 1190-1198), so during call 2 the whole cache of call 1 (3 latent frames -> 9 frames) is alive
- *    beside the caches call 2 has built so far.
- * The peak is taken inside the first resnet of the last up block, after its norm1's conv_y / conv_b, in the first
- * call (no old cache) or the second (old cache of the first). Returns the cache bytes at the peak call and sets
- * *acts to that call's activations. */
+/* The CogVideoX decoder's conv caches in diffusers 0.30.1-0.30.3 (autoencoder_kl_cogvideox.py at v0.30.1; today's
+ * decode is cog_call_peak below):
+ *  - every CogVideoXCausalConv3d keeps conv_cache = inputs[:, :, -time_kernel_size + 1:].clone(): the last 2 frames of
+ *    the input of each 3x3x3 conv, but for the kernel-1 conv_y / conv_b of every CogVideoXSpatialNorm3D the slice
+ *    [-0:] is the whole input: a full copy of zq interpolated to that level (latent_channels wide, every frame of the
+ *    call);
+ *  - the cache is a module attribute, and forward calls _clear_fake_context_parallel_cache() (del self.conv_cache)
+ *    before it clones the new one (lines 133-139), so during call 2 each conv holds one cache: call 2's for the convs
+ *    that have run (the part below the last up block and norm1 of its first resnet), call 1's for the rest of the
+ *    last up block and norm_out; the 3x3x3 caches are 2 frames in either call.
+ * The peak is taken inside the first resnet of the last up block, in the first call or the second. Returns the cache
+ * bytes at the peak call and sets *acts to that call's activations. */
 static double cogvideox_caches(const vp_arch *a, int64_t b, int64_t frames, int64_t th, int64_t tw, double elem,
-                               double chans, int version, double *acts) {
+                               double chans, double *acts) {
     int n = a->d.levels;
     int64_t T = a->d.temporal > 0 ? a->d.temporal : 1;
     int64_t lat = (frames - 1) / T + 1;
@@ -233,15 +234,7 @@ static double cogvideox_caches(const vp_arch *a, int64_t b, int64_t frames, int6
     }
     double px1 = cog_frames(a, lc1, n - 1), px2 = cog_frames(a, lc2, n - 1);
     double call1 = chans * px * px1 * elem + k1_part[0] + k3_part;
-    double call2 = calls > 1 ? chans * px * px2 * elem + k1_full[0] + k3_full + k1_part[1] + k3_part : 0;
-    if (version == VP_DIFFUSERS_0_30 && calls > 1) {
-        /* diffusers 0.30.1-0.30.3 (autoencoder_kl_cogvideox.py at v0.30.1, lines 133-139): the cache is a module
-         * attribute, and forward calls _clear_fake_context_parallel_cache() (del self.conv_cache) before it clones
-         * the new one, so during call 2 each conv holds one cache: call 2's for the convs that have run (the part
-         * below the last up block and norm1 of its first resnet), call 1's for the rest of the last up block and
-         * norm_out; the 3x3x3 caches are 2 frames in either call */
-        call2 = chans * px * px2 * elem + k1_part[1] + (k1_full[0] - k1_part[0]) + k3_full;
-    }
+    double call2 = calls > 1 ? chans * px * px2 * elem + k1_part[1] + (k1_full[0] - k1_part[0]) + k3_full : 0;
     if (call2 > call1) {
         *acts = chans * px * px2 * elem;
         return call2 - *acts;
@@ -413,7 +406,7 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
         return;
     }
     if (a->dclass == VP_DC_VAE_COGVIDEOX) {
-        cache = cogvideox_caches(a, b, frames, th, tw, elem, chans, version, &acts);
+        cache = cogvideox_caches(a, b, frames, th, tw, elem, chans, &acts); /* diffusers 0.30 */
     } else if (wan) {
         double per_px = 0;
         for (int i = 0; i < n; i++) {
