@@ -313,7 +313,7 @@ static double cog_decode_units(const vp_arch *a, int64_t b, int64_t frames, int6
         double c2 = cog_call_peak(a, 2.0, P0, d1, &d2) + 3.0 * px1 * P0; /* _decode's `dec` list holds call 1's frames */
         if (c2 > best) best = c2, *px_at_peak = (int64_t)cog_frames(a, 2, a->d.levels - 1);
     }
-    if (tiling && (th < h || tw < w)) {
+    if (tiling && (th < h || tw < w) && th >= (a->d.spatial > 0 ? a->d.spatial : 8) && tw >= (a->d.spatial > 0 ? a->d.spatial : 8)) {
         /* tiles in raster order over the latents, strides of the tile less its overlap (tile_overlap_factor 1/6 and
          * 1/5, lines 1086-1087); the peak is at the last full-size tile */
         int64_t s = a->d.spatial > 0 ? a->d.spatial : 8;
