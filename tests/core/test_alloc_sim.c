@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -687,10 +688,36 @@ static void replay_l7b_lora_gc(void **st) { (void)st; replay_fixture("l7b-lora8q
 static void replay_qwen05_fp32(void **st) { (void)st; replay_fixture("qwen05-fp32-b4s1024"); }
 static void replay_t5(void **st) { (void)st; replay_fixture("t5base-amp-b8s512"); }
 
+/* Diffusion traces (H100, 2026-11-24, tests/groundtruth/h100-2026-11-24-diffusion): recorded from the start of the
+ * measured step or decode, after the model was built, so the segments that held the weights before are not in them
+ * and the replay cannot be exact: it starts empty, where the run could also place tensors in those segments' free
+ * space. The segments the trace itself allocated peak at `expect`; the model must come within 1% of it. This is the
+ * evidence that the fragmentation of these jobs (2.9 GiB above the allocated bytes in the checkpointed CogVideoX-2b
+ * LoRA step, 7.6 GiB in the untiled CogVideoX decode) is the caching allocator's, given the real alloc/free order. */
+static void replay_near(const char *name, double tol) {
+    fixture fx;
+    fixture_load(name, &fx);
+    int64_t *h = malloc(fx.allocs * sizeof *h);
+    assert_non_null(h);
+    vp_alloc_sim *s = sim_conf(fx.conf[0], 0);
+    replay_result r = replay(&fx, 0, s, h);
+    print_message("  %-40s peak reserved %llu sim / %llu in the trace (%+.2f%%), device allocs %llu / %llu\n", name,
+                  (unsigned long long)r.peak, (unsigned long long)fx.peak[0], 100.0 * ((double)r.peak / (double)fx.peak[0] - 1.0),
+                  (unsigned long long)r.device_allocs, (unsigned long long)fx.nseg[0]);
+    assert_true(fabs((double)r.peak / (double)fx.peak[0] - 1.0) <= tol);
+    vp_alloc_sim_free(s);
+    free(h);
+    free(fx.v);
+}
+static void replay_cogvideox_lora_step(void **st) { (void)st; replay_near("cogvideox-2b-lora64-gc-b4-step", 0.01); }
+static void replay_cogvideox_vae_decode(void **st) { (void)st; replay_near("cogvideox-vae-decode-fp16-49x480x720", 0.01); }
+
 int main(int argc, char **argv) {
     if (argc > 2) g_fixtures = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mid_request_gets_20mib_segment),
+        cmocka_unit_test(replay_cogvideox_lora_step),
+        cmocka_unit_test(replay_cogvideox_vae_decode),
         cmocka_unit_test(small_request_gets_2mib_segment),
         cmocka_unit_test(large_request_rounds_to_2mib),
         cmocka_unit_test(rounding_512),

@@ -23,6 +23,10 @@ usage:
     replay_trace.py fixture OUT.txt TRACE.json.gz [TRACE2.json.gz ...]
     replay_trace.py all            (rebuilds tests/fixtures/alloc_traces/ from tests/groundtruth)
     replay_trace.py summary TRACE.json.gz ...
+    replay_trace.py near OUT.txt TRACE.json.gz
+        a trace recorded after the model was built (diffusion_measure.py: from the step's or the decode's start),
+        whose earlier segments are not in it: `expect 0` is the largest sum of the segments the trace itself
+        allocated, no `r` lines; test_alloc_sim.c replays it and compares its peak within a tolerance
 """
 import gzip
 import json
@@ -87,6 +91,26 @@ def fixture(out_path, paths):
     print(f"{out_path}: {len(base)} events, {os.path.getsize(out_path)} bytes")
 
 
+def near(out_path, path):
+    t = load(path)
+    r = mx = n_seg = 0
+    for e in t["events"]:
+        if e[0] in SEG_UP:
+            r += e[2]
+            n_seg += 1
+        elif e[0] in SEG_DOWN:
+            r -= e[2]
+        mx = max(mx, r)
+    seq = sequence(t)
+    lines = [f"# {os.path.relpath(path, ROOT)}", "# made by tools/groundtruth/replay_trace.py near; the segments "
+             "allocated before the trace are not in it", "conf 0 " + (t["result"].get("alloc_conf") or "-"),
+             f"expect 0 {mx} {n_seg}", f"allocs {sum(1 for op, _, _ in seq if op == 'a')}"]
+    lines += [f"{op} {arg}" for op, arg, _ in seq]
+    with open(out_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"{out_path}: {len(seq)} events, in-trace peak {mx}, {os.path.getsize(out_path)} bytes")
+
+
 def summary(path):
     t = load(path)
     res = t["result"]
@@ -119,6 +143,8 @@ def main(argv):
         fixture(os.path.join(OUT, "l1b-infer-b8p1024n256.txt"),
                 [os.path.join(t1, "l1b-infer-b8p1024n256.json.gz"),
                  os.path.join(t2, "l1b-infer-b8p1024n256-expseg.json.gz")])
+    elif len(argv) == 3 and argv[0] == "near":
+        near(argv[1], argv[2])
     elif len(argv) >= 2 and argv[0] == "summary":
         for p in argv[1:]:
             summary(p)
