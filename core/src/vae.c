@@ -168,14 +168,10 @@ vp_status vp_vae_parse(const cJSON *c, const char *p, int dclass, vp_arch *a, vp
  * CogVideoX and Wan keep a causal conv cache: the last 2 frames of every 3-D conv's input (conv_cache /
  * feat_cache, CACHE_T = 2) across calls. */
 static double resnet_live(int64_t cin, int64_t cout, int spatial_norm, int pad) {
-    /* CogVideoXSpatialNorm3D.forward (autoencoder_kl_cogvideox.py:190-194 at 58eb52c0): the input f, conv_y(zq),
-     * conv_b(zq), norm_f, the product norm_f * conv_y and the sum new_f are alive together: 6 tensors */
-    double norm = spatial_norm ? 6.0 * (double)cin : 3.0 * (double)cin;
-    if (spatial_norm == 2) {
-        /* diffusers 0.30 (v0.30.1 lines 192-193): norm_f = norm_layer(f); new_f = norm_f * conv_y(zq) + conv_b(zq):
-         * conv_y's output is freed once multiplied, so f, norm_f, the product, conv_b(zq) and the sum: 5 tensors */
-        norm = 5.0 * (double)cin;
-    }
+    /* CogVideoXSpatialNorm3D.forward of diffusers 0.30 (v0.30.1 lines 192-193): norm_f = norm_layer(f);
+     * new_f = norm_f * conv_y(zq) + conv_b(zq): conv_y's output is freed once multiplied, so f, norm_f, the product,
+     * conv_b(zq) and the sum: 5 tensors (today's keeps 6: cog_call_peak); a GroupNorm: 3 */
+    double norm = spatial_norm ? 5.0 * (double)cin : 3.0 * (double)cin;
     double conv1 = (2.0 + pad) * (double)cin + (double)cout;
     return norm > conv1 ? norm : conv1;
 }
@@ -368,30 +364,7 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     vp_vae_tile(a, height, width, tiling, &th, &tw);
     int64_t lat_chunk, px;
     chunk_shape(a, frames, &lat_chunk, &px);
-    int n = a->d.levels;
-    int wan = a->dclass == VP_DC_VAE_WAN;
-    int64_t c0 = wan ? a->d.ch[1] : a->d.ch[0];             /* last up block's channels */
-    int64_t c1 = wan ? a->d.ch[2] / 2 : a->d.ch[n > 1 ? 1 : 0]; /* what the last upsampler hands it */
-    int64_t up_c = wan ? a->d.ch[2] : c1;                    /* the upsampler's own channels */
-    int pad = a->d.vae3d;
-    double ups = (double)c1 + (double)up_c / 4.0 + (pad ? (double)c1 : 0.0) + (double)c1;
-    int cog = a->dclass == VP_DC_VAE_COGVIDEOX;
-    double res1 = resnet_live(c1, c0, cog ? (version == VP_DIFFUSERS_0_30 ? 2 : 1) : 0, pad);
-    if ((cog && version == VP_DIFFUSERS_0_30) || wan) {
-        /* conv1 at v0.30.1 (lines 133-145): the input f and SiLU's output h, then torch.cat(cache + h) over px + 2
-         * frames, and F.pad of that (a new tensor) while the cat is still bound: f, h, cat, pad. WanCausalConv3d.forward
-         * (autoencoder_kl_wan.py at 58eb52c0) does the same: `x = torch.cat([cache_x, x], dim=2)`, then F.pad, with
-         * the resnet's input and SiLU output alive; conv1's output beside them (c0) */
-        double conv1 = 2.0 * (double)c1 + 2.0 * (double)c1 * (double)(px + 2) / (double)px + (wan ? (double)c0 : 0.0);
-        if (conv1 > res1) res1 = conv1;
-    }
-    double chans = ups > res1 ? ups : res1;
-    double pix = (double)b * (double)px * (double)th * (double)tw;
-    double acts = chans * pix * elem;
-    /* causal conv caches: two frames of every 3-D conv input, summed over the decoder's levels
-     * (2·(layers+1) convs per up block, at 4^-k of the pixels k levels below full resolution) */
-    double cache = 0;
-    if (cog && version != VP_DIFFUSERS_0_30) {
+    if (a->dclass == VP_DC_VAE_COGVIDEOX && version != VP_DIFFUSERS_0_30) { /* today's diffusers: cog_call_peak */
         int64_t pxp = px;
         o->bytes = cog_decode_units(a, b, frames, height, width, th, tw, tiling, &pxp) * elem;
         /* the decoded frames are inside: the calls' outputs so far (and the tiles'); what torch.cat makes at the end
@@ -405,6 +378,29 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
                  (long long)th, (long long)tw, (long long)pxp);
         return;
     }
+    int n = a->d.levels;
+    int wan = a->dclass == VP_DC_VAE_WAN;
+    int64_t c0 = wan ? a->d.ch[1] : a->d.ch[0];             /* last up block's channels */
+    int64_t c1 = wan ? a->d.ch[2] / 2 : a->d.ch[n > 1 ? 1 : 0]; /* what the last upsampler hands it */
+    int64_t up_c = wan ? a->d.ch[2] : c1;                    /* the upsampler's own channels */
+    int pad = a->d.vae3d;
+    double ups = (double)c1 + (double)up_c / 4.0 + (pad ? (double)c1 : 0.0) + (double)c1;
+    int cog = a->dclass == VP_DC_VAE_COGVIDEOX;
+    double res1 = resnet_live(c1, c0, cog, pad); /* CogVideoX here is diffusers 0.30's (today's returned above) */
+    if (cog || wan) {
+        /* conv1 at v0.30.1 (lines 133-145): the input f and SiLU's output h, then torch.cat(cache + h) over px + 2
+         * frames, and F.pad of that (a new tensor) while the cat is still bound: f, h, cat, pad. WanCausalConv3d.forward
+         * (autoencoder_kl_wan.py at 58eb52c0) does the same: `x = torch.cat([cache_x, x], dim=2)`, then F.pad, with
+         * the resnet's input and SiLU output alive; conv1's output beside them (c0) */
+        double conv1 = 2.0 * (double)c1 + 2.0 * (double)c1 * (double)(px + 2) / (double)px + (wan ? (double)c0 : 0.0);
+        if (conv1 > res1) res1 = conv1;
+    }
+    double chans = ups > res1 ? ups : res1;
+    double pix = (double)b * (double)px * (double)th * (double)tw;
+    double acts = chans * pix * elem;
+    /* causal conv caches: two frames of every 3-D conv input, summed over the decoder's levels
+     * (2·(layers+1) convs per up block, at 4^-k of the pixels k levels below full resolution) */
+    double cache = 0;
     if (a->dclass == VP_DC_VAE_COGVIDEOX) {
         cache = cogvideox_caches(a, b, frames, th, tw, elem, chans, &acts); /* diffusers 0.30 */
     } else if (wan) {

@@ -102,6 +102,19 @@ def case_counts(res, smoke):
     res["counts"] = out
 
 
+def trace_start(torch):
+    """The allocator's history from here on (measure.py's settings)."""
+    torch.cuda.memory._record_memory_history(enabled="all", context="alloc", stacks="python", max_entries=3000000)
+
+
+def trace_write(torch, path, res):
+    """measure.py write_trace's file of the history so far, then recording off."""
+    sys.path.insert(0, HERE)
+    from measure import write_trace
+    write_trace(torch, path, dict(res, case=dict(id=res["case"])))
+    torch.cuda.memory._record_memory_history(enabled=None)
+
+
 def rotary(p, frames_lat, h_lat, w_lat, device):
     # finetrainers examples/_legacy/training/cogvideox/utils.py prepare_rotary_positional_embeddings
     from diffusers.models.embeddings import get_3d_rotary_pos_embed
@@ -145,8 +158,7 @@ def case_train(res, smoke, pid, r, batch, gc, trace=None):
     steps = []
     for step in range(2 if not smoke else 1):
         if trace and step == 0:
-            torch.cuda.memory._record_memory_history(enabled="all", context="alloc", stacks="python",
-                                                     max_entries=3000000)
+            trace_start(torch)
         torch.cuda.reset_peak_memory_stats()
         t0 = time.time()
         lat = torch.randn(batch, 32, fl, hl, wl, dtype=torch.bfloat16, device=dev)  # --load_tensors: mean+logvar
@@ -174,11 +186,8 @@ def case_train(res, smoke, pid, r, batch, gc, trace=None):
         m["wall_s"] = round(time.time() - t0, 2)
         steps.append(m)
         if trace and step == 1:
-            sys.path.insert(0, HERE)
-            from measure import write_trace
             res["steps"] = steps
-            write_trace(torch, trace, dict(res, case=dict(id=res["case"])))
-            torch.cuda.memory._record_memory_history(enabled=None)
+            trace_write(torch, trace, res)
     res["steps"] = steps
     res["peak_alloc"] = max(s["peak_alloc"] for s in steps)
     res["peak_reserved"] = max(s["peak_reserved"] for s in steps)
@@ -218,8 +227,7 @@ def case_vae(res, smoke, pid, dtype, frames, height, width, mode, trace=None):
     reset(torch)
     res["before"] = mem(torch)
     if trace:
-        torch.cuda.memory._record_memory_history(enabled="all", context="alloc", stacks="python",
-                                                 max_entries=3000000)
+        trace_start(torch)
     t0 = time.time()
     with torch.no_grad():
         out = vae.decode(z).sample
@@ -228,9 +236,7 @@ def case_vae(res, smoke, pid, dtype, frames, height, width, mode, trace=None):
     res["wall_s"] = round(time.time() - t0, 2)
     res.update(mem(torch))
     if trace:
-        sys.path.insert(0, HERE)
-        from measure import write_trace
-        write_trace(torch, trace, dict(res, case=dict(id=res["case"])))
+        trace_write(torch, trace, res)
 
 
 class FakeTokenizer:

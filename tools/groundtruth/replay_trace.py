@@ -91,16 +91,19 @@ def fixture(out_path, paths):
     print(f"{out_path}: {len(base)} events, {os.path.getsize(out_path)} bytes")
 
 
+def segment_peak(trace):
+    """The largest sum of the segments the trace itself allocated (running total of its segment events)."""
+    r = mx = 0
+    for e in trace["events"]:
+        r += e[2] if e[0] in SEG_UP else -e[2] if e[0] in SEG_DOWN else 0
+        mx = max(mx, r)
+    return mx
+
+
 def near(out_path, path):
     t = load(path)
-    r = mx = n_seg = 0
-    for e in t["events"]:
-        if e[0] in SEG_UP:
-            r += e[2]
-            n_seg += 1
-        elif e[0] in SEG_DOWN:
-            r -= e[2]
-        mx = max(mx, r)
+    mx = segment_peak(t)
+    n_seg = sum(1 for e in t["events"] if e[0] in SEG_UP)
     seq = sequence(t)
     lines = [f"# {os.path.relpath(path, ROOT)}", "# made by tools/groundtruth/replay_trace.py near; the segments "
              "allocated before the trace are not in it", "conf 0 " + (t["result"].get("alloc_conf") or "-"),
@@ -117,11 +120,7 @@ def summary(path):
     counts = {}
     for e in t["events"]:
         counts[e[0]] = counts.get(e[0], 0) + 1
-    r = mx = 0
-    for e in t["events"]:
-        r += e[2] if e[0] in SEG_UP else -e[2] if e[0] in SEG_DOWN else 0
-        mx = max(mx, r)
-    print(os.path.basename(path), counts, "peak_reserved", res["peak_reserved"], "max running segments", mx,
+    print(os.path.basename(path), counts, "peak_reserved", res.get("peak_reserved"), "max running segments", segment_peak(t),
           "conf", res.get("alloc_conf") or "-")
 
 
