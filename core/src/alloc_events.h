@@ -172,6 +172,30 @@ void vp_ev_block_fp32_backward(vp_events *e, const vp_fp32_block_dims *d, const 
  * allocates the w x 4 B result into *grads and frees the kernel's global-memory buffer and semaphores. */
 void vp_ev_token_sum(vp_events *e, double T, double w, vp_tensors *grads);
 
+/* cogvideox-factory's checkpointed LoRA step on a CogVideoX transformer, op by op (events_cogvideox.c). */
+typedef struct {
+    double v, t;          /* video and text tokens of the batch */
+    double h, f, heads;   /* hidden width, feed-forward width, attention heads */
+    double rank;          /* the adapters' rank (to_q, to_k, to_v, to_out.0) */
+    double out_w;         /* proj_out's width: p × p × out_channels */
+    int rotary;           /* use_rotary_positional_embeddings (5b) */
+} vp_cog_dims;
+typedef struct {
+    int32_t cast, normed, loss; /* norm_final's saved fp32 input and output; the loss's fp32 tensor freed by its backward */
+} vp_cog_head;
+/* The patch embedding's output (the first block's inputs are its views), kept to the end of the backward. */
+int32_t vp_ev_cog_embed(vp_events *e, const vp_cog_dims *d);
+/* One checkpointed block's forward: *h and *enc are its video and text inputs (not freed: the checkpoint keeps them),
+ * replaced by its outputs. */
+void vp_ev_cog_block(vp_events *e, const vp_cog_dims *d, int32_t *h, int32_t *enc);
+/* Its recompute and backward; frees its inputs (-1: views of the embedding). */
+void vp_ev_cog_block_backward(vp_events *e, const vp_cog_dims *d, int32_t in_h, int32_t in_e);
+/* norm_final, norm_out, proj_out and the loss: the last block's outputs freed, two loss tensors into *kept. */
+void vp_ev_cog_head(vp_events *e, const vp_cog_dims *d, int32_t last_h, int32_t last_e, vp_cog_head *s, vp_tensors *kept);
+/* Its backward (the backward thread's cuBLAS workspace where *workspace is 0); returns the residual stream's gradient
+ * (video; joint where rotary). */
+int32_t vp_ev_cog_head_backward(vp_events *e, const vp_cog_dims *d, vp_cog_head *s, int *workspace);
+
 /* The events of one device's job: three training steps, or one generate call. */
 void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
 void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);

@@ -114,6 +114,7 @@ typedef struct {
         int vae_residual;                   /* vae: Wan 2.2's residual down / up blocks (is_residual) */
         int64_t dec_base;                   /* vae: Wan decoder_base_dim (0: base_dim) */
         int ts_tokens;                      /* DiT: one timestep per token (Wan 2.2 TI2V expand_timesteps) */
+        int rotary;                         /* DiT: rotary positions on q and k (CogVideoX use_rotary_positional_embeddings) */
         int64_t dual_layers;                /* DiT: blocks with a second self-attention attn2 (SD3.5 dual_attention_layers) */
         int64_t latent_ch, tile_h, tile_w, tile_frames;
         int64_t dec_ch0, vae_patch;         /* vae: decoder's full-resolution channels; pixel patch (LTX: 4) */

@@ -154,6 +154,7 @@ static vp_status cogvideox(const cJSON *c, const char *p, vp_arch *a, vp_error *
     a->d.text_len = a->text_tokens;
     a->d.text_dim = a->text_embed_dim;
     a->d.joint = 1;     /* text and video tokens in one sequence (CogVideoXAttnProcessor2_0) */
+    a->d.rotary = rotary;
     a->d.cfg_batch = 1; /* pipeline_cogvideox.py: torch.cat([latents] * 2) */
     a->d.attn_per_block = 1;
     return VP_OK;

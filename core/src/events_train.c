@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "alloc_events.h"
+#include "diffusers.h"
 #include "util.h"
 /* step 1 has no optimizer state in its forward; step 2 has; step 3 is the first whose start repeats
  * its predecessor's (what shared/groundtruth/measure.py measures) */
@@ -57,6 +58,11 @@ typedef struct {
     int32_t head_grad;       /* ... the tied embedding's .grad, first made by the head's backward */
     int acc;                 /* ... a later micro-batch: new gradients are added into .grad and freed */
     int64_t seq;             /* the workload's sequence length */
+    int cogwise;             /* a checkpointed CogVideoX LoRA step, op by op (events_cogvideox.c) */
+    vp_cog_dims cog;         /* ... its sizes */
+    int32_t cog_h, cog_e;    /* ... the video and text streams between blocks (forward), their gradients (backward) */
+    int32_t cog_emb;         /* ... the patch embedding's output */
+    vp_cog_head cog_head;    /* ... the tensors the head saves */
 } inst_ev;
 
 static int trained(const vp_inst_calc *c) {
@@ -84,6 +90,28 @@ static void lora_dims(const vp_inst_calc *c, double T, vp_lora_block_dims *d) {
     *d = (vp_lora_block_dims){T, (double)a->hidden, (double)(a->heads * a->head_dim), (double)(a->kv_heads * a->head_dim),
                               (double)a->inter, (double)a->heads, (double)vp_dtype_bytes(vp_act_dtype(in)),
                               (double)vp_dtype_bytes(in->lora_dtype), (double)in->lora_r, in->lora_targets};
+}
+
+/* cogvideox-factory's LoRA step as the H100 trace events_cogvideox.c was read from ran it: a CogVideoX 1.0
+ * transformer (one latent frame per token) in bf16 under autocast, every block checkpointed, bf16 adapters without
+ * dropout on to_q / to_k / to_v / to_out.0, on one device. */
+static int cog_opwise(const vp_inst_calc *c, int64_t batch) {
+    const vp_instance *in = c->in;
+    const vp_arch *a = &in->arch;
+    return a->dclass == VP_DC_COGVIDEOX && a->d.patch_t == 1 && a->d.joint && in->activations == VP_ACT_TRAIN &&
+           in->gc_every == 1 && in->ft == VP_FT_LORA && in->lora_targets == (VP_T_Q | VP_T_K | VP_T_V | VP_T_O) &&
+           in->lora_dropout <= 0 && in->lora_r > 0 && vp_dtype_bytes(in->lora_dtype) == 2 &&
+           vp_dtype_bytes(vp_param_dtype(in)) == 2 && vp_dtype_bytes(vp_act_dtype(in)) == 2 && in->autocast16 &&
+           in->quant == VP_QUANT_NONE && c->act_div_shard == 1.0 && c->act_div_repl == 1.0 && c->ds.layer_frac == 1.0 &&
+           c->ds.gather_block_bytes <= 0 && c->ds.gathered.bytes <= 0 && batch > 0 &&
+           c->a.tokens > batch * a->d.text_len && a->heads > 0 && a->patch_size > 0;
+}
+
+static void cog_dims(const vp_inst_calc *c, int64_t batch, vp_cog_dims *d) {
+    const vp_arch *a = &c->in->arch;
+    double t = (double)(batch * a->d.text_len);
+    *d = (vp_cog_dims){(double)c->a.tokens - t, t, (double)a->hidden, (double)a->inter, (double)a->heads,
+                       (double)c->in->lora_r, (double)(a->patch_size * a->patch_size * a->out_channels), a->d.rotary};
 }
 
 /* Full fine-tuning of a Llama-style decoder in fp32 (no autocast) whose attention runs SDPA's math
@@ -416,6 +444,12 @@ static void block_forward(vp_events *e, inst_ev *x, int64_t b, int checkpointed,
     vp_tensors *sv = &x->saved[b];
     vp_tensors tmp = {0};
     int opwise_temps = 0; /* the block's transients were replayed op by op */
+    if (x->cogwise) { /* the checkpoint keeps the block's inputs (views of the embedding for the first) */
+        if (x->cog_h >= 0) vp_tensors_push(sv, e, x->cog_h);
+        if (x->cog_e >= 0) vp_tensors_push(sv, e, x->cog_e);
+        vp_ev_cog_block(e, &x->cog, &x->cog_h, &x->cog_e);
+        return;
+    }
     int32_t gather = gather_unit(e, x, b + 1 < x->act_blocks);
     if (x->opwise) {
         vp_lora_block_dims d;
@@ -499,6 +533,15 @@ static void block_backward(vp_events *e, inst_ev *x, int64_t b, int checkpointed
     const vp_inst_calc *c = x->c;
     double T = tokens(c);
     vp_tensors tmp = {0};
+    if (x->cogwise) { /* its inputs are freed by its backward; the adapters' .grad tensors (small pool) after it */
+        vp_tensors *sv = &x->saved[b];
+        vp_ev_cog_block_backward(e, &x->cog, sv->n >= 1 ? sv->id[0] : -1, sv->n >= 2 ? sv->id[1] : -1);
+        sv->n = 0;
+        int64_t lo, hi;
+        param_range(x, b, &lo, &hi);
+        for (int64_t j = hi - 1; j >= lo; j--) alloc_grads(e, x, j, accumulate);
+        return;
+    }
     int32_t gather = gather_unit(e, x, b > 0);
     if (x->bwd_opwise) {
         /* op by op (events_lora.c); x->resid holds the gradient of the residual stream. With
@@ -742,7 +785,11 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             /* FSDP's root unit (embeddings, final norm, head) */
             int32_t root = vp_ev_alloc(e, c->ds.gather_root_bytes);
             int stepwise = x->opwise || x->fp32wise;
-            if (!stepwise) outside_forward(e, x);
+            if (!stepwise && !x->cogwise) outside_forward(e, x);
+            if (x->cogwise) {
+                x->cog_emb = vp_ev_cog_embed(e, &x->cog);
+                x->cog_h = x->cog_e = -1;
+            }
             /* the embedding's output: the first block's input (events_lora.c frees each block's;
              * events_fp32_block.c's norms save it) */
             int32_t emb = stepwise ? vp_ev_alloc(e, (int64_t)(tokens(c) * unit_h(c))) : -1;
@@ -752,6 +799,10 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
                 *workspace = 0;
             }
             for (int64_t b = 0; b < x->act_blocks; b++) block_forward(e, x, b, every > 0 && b % every == 0, passes);
+            if (x->cogwise) {
+                vp_ev_cog_head(e, &x->cog, x->cog_h, x->cog_e, &x->cog_head, &x->kept);
+                x->cog_h = x->cog_e = -1;
+            }
             /* the final norm (with its graph) reads the last block's output, then the name is
              * rebound; the model's forward returns (inputs_embeds goes); the norm's output is the
              * head's input */
@@ -790,6 +841,12 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
                 x->resid = vp_ev_norm_train_backward(e, &d, x->resid, fn.n >= 2 ? fn.id[0] : -1, fn.n >= 2 ? fn.id[1] : -1);
             }
             vp_tensors_dispose(&fn);
+            if (x->cogwise) {
+                /* the residual streams' gradients: the head's (video; joint where rotary, the text's a view of
+                 * it), the text's made by the last block's norm2 backward; the blocks add into both in place */
+                x->cog_h = vp_ev_cog_head_backward(e, &x->cog, &x->cog_head, &x->bwd_workspace);
+                x->cog_e = x->cog.rotary ? -1 : vp_ev_alloc(e, (int64_t)(2.0 * x->cog.t * x->cog.h));
+            }
             vp_fp32_block_dims fd;
             if (x->fp32wise) {
                 fp32_dims(x, &fd);
@@ -799,6 +856,12 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
                 vp_tensors_dispose(&ng);
             }
             for (int64_t b = x->act_blocks - 1; b >= 0; b--) block_backward(e, x, b, every > 0 && b % every == 0, acc);
+            if (x->cogwise) {
+                vp_ev_free(e, x->cog_e);
+                vp_ev_free(e, x->cog_h);
+                vp_ev_free(e, x->cog_emb);
+                x->cog_h = x->cog_e = x->cog_emb = -1;
+            }
             vp_tensors_release(&x->outside, e);
             if (x->fp32wise)
                 embedding_backward(e, x);
@@ -834,6 +897,8 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
     for (int i = 0; i < n; i++) {
         inst_init(&xs[i], &cs[i]);
         xs[i].seq = plan->seq;
+        xs[i].cogwise = !xs[i].opwise && !xs[i].fp32wise && cog_opwise(&cs[i], plan->batch);
+        if (xs[i].cogwise) cog_dims(&cs[i], plan->batch, &xs[i].cog);
         /* the math kernel's scores are per sequence: tokens must be whole sequences (not a VLM's
          * image tokens beside the text) */
         if (xs[i].fp32wise && (plan->seq <= 0 || cs[i].a.tokens % plan->seq)) xs[i].fp32wise = 0;
