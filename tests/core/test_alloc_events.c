@@ -89,6 +89,34 @@ static void block_tensors_llama(void **state) {
     vp_plan_free(p);
 }
 
+/* CogVideoX-5b's block (diffusers CogVideoXBlock; config: hidden 48 × 64 = 3072, time_embed_dim 512, ff 4h), one
+ * tensor per Linear as the replay places them: attn1.to_q, to_k, to_v, to_out.0, each 3072 × 3072 + 3072 = 9,440,256;
+ * ff.net.0.proj 3072 × 12288 = 37,748,736 and its bias 12,288; ff.net.2 37,748,736 and 3,072; norm1.linear and
+ * norm2.linear (Linear(512, 6 × 3072)) 512 × 18432 + 18432 = 9,455,616 each. With the four LayerNorms (2 × 2 × 3072 +
+ * 2 × 2 × 64 = 12,544, placed after the blocks) that is dit_params.c's 132,197,632 per block. */
+static void block_tensors_cogvideox(void **state) {
+    (void)state;
+    vp_plan *p = plan_of("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"train\",\"batch\":1,\"frames\":49,"
+                         "\"height\":480,\"width\":720},\"instances\":[{\"model\":{\"preset\":\"cogvideox-5b\"},"
+                         "\"precision\":\"bf16\"}],\"hardware\":{\"gpu\":\"h100-sxm-80gb\"}}");
+    vp_tlist t, pre, post;
+    vp_block_param_tensors(&p->inst[0], &t);
+    const int64_t want[] = {9440256, 9440256, 9440256, 9440256, 37748736, 12288, 37748736, 3072, 9455616, 9455616};
+    assert_int_equal(t.n, 10);
+    int64_t sum = 0;
+    for (int k = 0; k < t.n; k++) {
+        assert_int_equal(t.elems[k], want[k]);
+        sum += t.elems[k];
+    }
+    assert_int_equal(sum + 12544, 132197632);
+    /* what is left for after the blocks: the 42 blocks' LayerNorms, then norm_final, norm_out, proj_out and the time
+     * embedding (no tensor of the blocks' Linears) */
+    vp_outer_param_tensors(&p->inst[0], &pre, &post);
+    assert_true(post.n >= 1);
+    assert_int_equal(post.elems[0], 42 * 12544);
+    vp_plan_free(p);
+}
+
 /* The replay's allocated peak and the moment timeline's come from the same terms: they agree within
  * 2.5 % (measured: within 0.5 % on 37 of the 39 calibration records), so the replay is the same job. */
 static void replay_matches_timeline(void **state) {
@@ -789,7 +817,7 @@ int main(int argc, char **argv) {
     if (argc < 3) return 2;
     g_dir = argv[2];
     const struct CMUnitTest main_tests[] = {
-        cmocka_unit_test(block_tensors_llama),   cmocka_unit_test(replay_matches_timeline),
+        cmocka_unit_test(block_tensors_llama), cmocka_unit_test(block_tensors_cogvideox),   cmocka_unit_test(replay_matches_timeline),
         cmocka_unit_test(bisections_training),   cmocka_unit_test(fragmentation_decides),
         cmocka_unit_test(bad_alloc_conf),        cmocka_unit_test(bisection_generate),
         cmocka_unit_test(bisections_conservative), cmocka_unit_test(lora_default_targets),
