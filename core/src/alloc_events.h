@@ -188,8 +188,10 @@ int32_t vp_ev_cog_embed(vp_events *e, const vp_cog_dims *d);
 /* One checkpointed block's forward: *h and *enc are its video and text inputs (not freed: the checkpoint keeps them),
  * replaced by its outputs. */
 void vp_ev_cog_block(vp_events *e, const vp_cog_dims *d, int32_t *h, int32_t *enc);
-/* Its recompute and backward; frees its inputs (-1: views of the embedding). */
-void vp_ev_cog_block_backward(vp_events *e, const vp_cog_dims *d, int32_t in_h, int32_t in_e);
+/* Its recompute and backward; frees its inputs (-1: views of the embedding). `last`: the last block of a model whose
+ * text output feeds nothing (no rotary embedding: norm_final reads the video stream only), whose backward makes the
+ * text stream's gradient: returned (else -1). */
+int32_t vp_ev_cog_block_backward(vp_events *e, const vp_cog_dims *d, int32_t in_h, int32_t in_e, int last);
 /* norm_final, norm_out, proj_out and the loss: the last block's outputs freed, two loss tensors into *kept. */
 void vp_ev_cog_head(vp_events *e, const vp_cog_dims *d, int32_t last_h, int32_t last_e, vp_cog_head *s, vp_tensors *kept);
 /* Its backward (the backward thread's cuBLAS workspace where *workspace is 0); returns the residual stream's gradient

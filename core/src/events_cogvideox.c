@@ -152,15 +152,19 @@ static void start(prog_state *p, vp_events *e, const vp_cog_dims *d) {
      * the output; 67-70 the two residual sums (lines 154-155): 68 and 70 are the block's outputs */                  \
     "Vf Vf -54 Vf -55 Vf -56 Tf Tf -58 Tf -59 Tf -60 -3 -7 Jf -57 J F -63 F -64 J -65 V V -67 -51 T T -69 -53 -62 -61 -49 -66 "
 
-/* The checkpoint's recompute (the forward's tokens with the saved tensors kept, stopped after the last residual sum
- * of the video stream) and the block's backward. */
-#define COG_BACKWARD                                                                                                  \
+/* The checkpoint's recompute: the forward's tokens with the saved tensors kept, stopped after the last residual sum
+ * of the video stream. */
+#define COG_RECOMPUTE                                                                                                 \
     "Vf Vf Vf -1 Vf -2 Tf Tf Tf -5 Tf -6 "                                                                            \
     "Jf J J -9 J L J J -13 J -14 -10 J J -16 J L J J -20 J -21 -17 J J -23 J L J J -27 J -28 -24 "                 \
     "Jf Jf Jf S S -31 -15 Jf Jf Jf S S -36 -22 r32 r37 "                                                              \
     "J J J S -8 J J L J J -47 J -48 -45 -32 -37 "                                                                     \
     "V V -50 T T -52 "                                                                                                \
-    "Vf Vf Vf -55 Vf -56 Tf Tf Tf -59 Tf -60 -3 -7 Jf -57 J F -63 F J -65 V V -67 -51 -68 -53 -62 -61 -49 -66 "       \
+    "Vf Vf Vf -55 Vf -56 Tf Tf Tf -59 Tf -60 -3 -7 Jf -57 J F -63 F J -65 V V -67 -51 -68 -53 -62 -61 -49 -66 "
+
+/* The block's backward, after its recompute. */
+#define COG_BACKWARD                                                                                                  \
+    COG_RECOMPUTE                                                                                                     \
     /* 69-75 backward of lines 155, 154 (the gated slices' gradients written into one J), FeedForward's second     \
      * Linear, gelu, proj (input gradient J), autocast's cast back to the fp32 concatenation (Jf) */                  \
     "T J -69 V J -71 -72 F -70 F -64 -73 J -74 Jf -75 "                                                               \
@@ -179,6 +183,19 @@ static void start(prog_state *p, vp_events *e, const vp_cog_dims *d) {
     /* 123-128 norm1's backward, text then video; the block's inputs go with the last node that saved them */         \
     "Tf Tf -4 -123 T -124 -125 Vf -108 Vf -0 -126 -h -e V -127 -128 "
 
+/* The last block's backward (the trace's first): its text output feeds nothing, so no gradient comes down the text
+ * stream and line 155's backward is not run (69-71: line 154's, the feed-forward's gradient is its slice's zero-filled
+ * J); norm2's text gradient, cast to bf16 (77), is not added into anything: it stays, the text stream's gradient
+ * the blocks below add into. The rest as COG_BACKWARD, one tensor fewer. */
+#define COG_BACKWARD_LAST                                                                                             \
+    COG_RECOMPUTE                                                                                                     \
+    "V J -69 F -70 F -64 -71 J -72 Jf -73 Tf Tf -58 -75 T -76 Vf -74 Vf -54 -78 V -79 -80 "                            \
+    "T V J -81 -82 J L -46 -84 J -44 -85 J -83 J -86 -87 "                                                            \
+    "J J J W -92 -42 -43 -29 -41 -40 -88 Jf -89 Jf -90 b94 b93 Jf Jf -95 -39 -38 -35 -94 J -96 Jf Jf -98 -34 -33 -30 -93 J -99 " \
+    "J -97 J -100 J L -26 -103 J -25 -104 Jf -105 J -91 Jf -107 -108 J L -19 -109 J -18 -110 Jf -111 -112 J -101 "    \
+    "Jf -113 -114 J L -12 -115 J -11 -116 Jf -117 -118 J -102 Jf -119 -120 "                                          \
+    "Tf Tf -4 -121 T -122 -123 Vf -106 Vf -0 -124 -h -e V -125 -126 "
+
 void vp_ev_cog_block(vp_events *e, const vp_cog_dims *d, int32_t *h, int32_t *enc) {
     prog_state p;
     start(&p, e, d);
@@ -187,10 +204,11 @@ void vp_ev_cog_block(vp_events *e, const vp_cog_dims *d, int32_t *h, int32_t *en
     *enc = p.n > 70 ? p.slot[70] : -1;
 }
 
-void vp_ev_cog_block_backward(vp_events *e, const vp_cog_dims *d, int32_t in_h, int32_t in_e) {
+int32_t vp_ev_cog_block_backward(vp_events *e, const vp_cog_dims *d, int32_t in_h, int32_t in_e, int last) {
     prog_state p;
     start(&p, e, d);
-    run(&p, COG_BACKWARD, in_h, in_e);
+    run(&p, last ? COG_BACKWARD_LAST : COG_BACKWARD, in_h, in_e);
+    return last && p.n > 77 ? p.slot[77] : -1;
 }
 
 /* CogVideoXPatchEmbed (embeddings.py 729-770): text_proj's output (T), the latents' permuted copy (P), the patch
@@ -238,10 +256,10 @@ int32_t vp_ev_cog_head_backward(vp_events *e, const vp_cog_dims *d, vp_cog_head 
     start(&p, e, d);
     run(&p, "Pf Pf -0 Pf Pf Pf -3 -2 -1", -1, -1);
     vp_ev_free(e, s->loss);
-    run(&p, "Pf -4 Pf -5 P -6 P -7 V -8", -1, -1);
+    run(&p, "Pf -4 Pf -5 P -6 P -7 V", -1, -1);
     if (!*workspace) vp_ev_alloc(e, vp_cublas_workspace_bytes());
     *workspace = 1;
-    run(&p, "Vf -9 Vf -10 Vf -11", -1, -1);
+    run(&p, "-8 Vf -9 Vf -10 Vf -11", -1, -1);
     vp_ev_free(e, s->normed);
     if (d->rotary) { /* the joint stream's gradient: the slice's zeros, then the layer_norm's */
         run(&p, "Jf -12 Jf -13", -1, -1);

@@ -535,7 +535,9 @@ static void block_backward(vp_events *e, inst_ev *x, int64_t b, int checkpointed
     vp_tensors tmp = {0};
     if (x->cogwise) { /* its inputs are freed by its backward; the adapters' .grad tensors (small pool) after it */
         vp_tensors *sv = &x->saved[b];
-        vp_ev_cog_block_backward(e, &x->cog, sv->n >= 1 ? sv->id[0] : -1, sv->n >= 2 ? sv->id[1] : -1);
+        int last = b == x->act_blocks - 1 && !x->cog.rotary;
+        int32_t ge = vp_ev_cog_block_backward(e, &x->cog, sv->n >= 1 ? sv->id[0] : -1, sv->n >= 2 ? sv->id[1] : -1, last);
+        if (last) x->cog_e = ge;
         sv->n = 0;
         int64_t lo, hi;
         param_range(x, b, &lo, &hi);
@@ -843,9 +845,10 @@ static void train_step(vp_events *e, inst_ev *xs, int n, int step, int64_t micro
             vp_tensors_dispose(&fn);
             if (x->cogwise) {
                 /* the residual streams' gradients: the head's (video; joint where rotary, the text's a view of
-                 * it), the text's made by the last block's norm2 backward; the blocks add into both in place */
+                 * it), the text's made by the last block's norm2 backward (block_backward); the blocks add into
+                 * both in place */
                 x->cog_h = vp_ev_cog_head_backward(e, &x->cog, &x->cog_head, &x->bwd_workspace);
-                x->cog_e = x->cog.rotary ? -1 : vp_ev_alloc(e, (int64_t)(2.0 * x->cog.t * x->cog.h));
+                x->cog_e = -1;
             }
             vp_fp32_block_dims fd;
             if (x->fp32wise) {

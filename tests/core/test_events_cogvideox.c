@@ -73,8 +73,9 @@ static void seq_push(seq *s, double size, int32_t free_of) {
     s->free_of[s->n++] = free_of;
 }
 
-/* The trace's events from allocation `lo` up to allocation `hi` (not included). */
-static void trace_seq(const trace *t, size_t lo, size_t hi, seq *s) {
+/* The trace's events from allocation `lo` up to allocation `hi` (not included), without allocations of `skip` bytes
+(0: none). */
+static void trace_seq_skip(const trace *t, size_t lo, size_t hi, uint64_t skip, seq *s) {
     memset(s, 0, sizeof *s);
     int32_t *num = malloc(t->nalloc * sizeof *num);
     assert_non_null(num);
@@ -85,13 +86,15 @@ static void trace_seq(const trace *t, size_t lo, size_t hi, seq *s) {
     for (size_t i = start; i < t->nop && t->op[i] != (int64_t)hi; i++) {
         int64_t o = t->op[i];
         if (o >= 0) {
-            if ((double)t->size[o] >= MIB) num[o] = n++, seq_push(s, (double)t->size[o], -2);
-        } else if ((double)t->size[-o - 1] >= MIB) {
+            if ((double)t->size[o] >= MIB && t->size[o] != skip) num[o] = n++, seq_push(s, (double)t->size[o], -2);
+        } else if ((double)t->size[-o - 1] >= MIB && t->size[-o - 1] != skip) {
             seq_push(s, 0, num[-o - 1]);
         }
     }
     free(num);
 }
+
+static void trace_seq(const trace *t, size_t lo, size_t hi, seq *s) { trace_seq_skip(t, lo, hi, 0, s); }
 
 /* vramplan's events from event `from` on, the same way. */
 static void events_seq(const vp_events *e, int32_t from, seq *s) {
@@ -151,11 +154,57 @@ static void block_matches_trace(void **st) {
     assert_int_equal(e.ev[h].size, 269568000);
     assert_int_equal(e.ev[enc].size, 3471360);
     from = e.n;
-    vp_ev_cog_block_backward(&e, &DIMS_2B, in_h, in_e);
+    vp_ev_cog_block_backward(&e, &DIMS_2B, in_h, in_e, 0);
     trace_seq(&t, 4510, 4678, &want);
     events_seq(&e, from, &got);
     assert_int_equal(want.n, 260);
     seq_equal(&want, &got, "recompute and backward");
+    /* the last block's (the backward's first, allocations 3,167 to 3,333; the backward thread's 1 MiB allocation
+     * there, never freed, is not the block's): the text stream's gradient is made, and stays */
+    in_h = vp_ev_alloc(&e, 269568000), in_e = vp_ev_alloc(&e, 3471360), from = e.n;
+    int32_t ge = vp_ev_cog_block_backward(&e, &DIMS_2B, in_h, in_e, 1);
+    trace_seq_skip(&t, 3167, 3334, 1048576, &want);
+    events_seq(&e, from, &got);
+    assert_int_equal(want.n, 255);
+    seq_equal(&want, &got, "the last block's recompute and backward");
+    assert_true(ge >= 0);
+    assert_int_equal(e.ev[ge].size, 3471360);
+    vp_events_free(&e);
+    trace_free(&t);
+}
+
+/* Around the blocks, against the same trace. The patch embedding is allocations 37 to 45 (text_proj's output, the
+ * latents' permuted copy, the patch Conv2d's output and cuDNN's workspace for it, 278,799,507 B, which
+ * events_cogvideox.c leaves out, the flattened copy, the concatenation, the sum with the sincos table): the
+ * embedding's output stays. The head, its loss and their backward are allocations 3,106 to 3,166 (after the last
+ * block's forward, up to its recompute): norm_final, norm_out, proj_out, unpatchify, the script's fp32 loss, the
+ * backward thread's 32 MiB cuBLAS workspace, and the video stream's gradient, which stays with the two loss tensors the
+ * script holds; the last block's outputs are the frees of earlier tensors. */
+static void outside_blocks_match_trace(void **st) {
+    (void)st;
+    trace t;
+    trace_load(&t);
+    seq want, got;
+    vp_events e;
+    vp_events_init(&e);
+    int32_t emb = vp_ev_cog_embed(&e, &DIMS_2B);
+    assert_int_equal(e.ev[emb].size, 273039360); /* 4 × 17,776 × 1920 × 2 B */
+    trace_seq_skip(&t, 37, 46, 278799507, &want);
+    events_seq(&e, 0, &got);
+    seq_equal(&want, &got, "patch embedding");
+    int32_t last_h = vp_ev_alloc(&e, 269568000), last_e = vp_ev_alloc(&e, 3471360), from = e.n;
+    vp_cog_head head;
+    vp_tensors kept = {0};
+    int workspace = 0;
+    vp_ev_cog_head(&e, &DIMS_2B, last_h, last_e, &head, &kept);
+    int32_t g = vp_ev_cog_head_backward(&e, &DIMS_2B, &head, &workspace);
+    assert_int_equal(workspace, 1);
+    assert_int_equal(kept.n, 2);
+    assert_int_equal(e.ev[g].size, 269568000);
+    trace_seq(&t, 3106, 3167, &want);
+    events_seq(&e, from, &got);
+    seq_equal(&want, &got, "head, loss and their backward");
+    vp_tensors_dispose(&kept);
     vp_events_free(&e);
     trace_free(&t);
 }
@@ -196,7 +245,7 @@ static void rotary_adds_transients(void **st) {
         volume(&e, from, &fwd[rot], &left);
         assert_true(fabs(left - (269568000.0 + 3471360.0)) < 1.0); /* the outputs */
         from = e.n;
-        vp_ev_cog_block_backward(&e, &d, in_h, in_e);
+        vp_ev_cog_block_backward(&e, &d, in_h, in_e, 0);
         volume(&e, from, &bwd[rot], &left);
         assert_true(fabs(left + 269568000.0 + 3471360.0) < 1.0); /* everything it made, and the inputs, freed */
         vp_events_free(&e);
@@ -272,6 +321,7 @@ int main(int argc, char **argv) {
     if (argc > 2) g_fixtures = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(block_matches_trace),
+        cmocka_unit_test(outside_blocks_match_trace),
         cmocka_unit_test(rotary_adds_transients),
         cmocka_unit_test(step_fragments_as_traced),
     };
