@@ -74,7 +74,9 @@ static void rope_forward(prog_state *p) {
  * functions/tensor.cpp) clones g for the base and the slice for copy_'s source, and copy_'s backward makes zeros for
  * the overwritten part; then x_rotated * sin and x * cos give one Vf each, -x_imag's backward half of one, unbind's
  * backward stacks the two halves (Vf), added into x's gradient in place; x's slice backward writes it into a zero Jf,
- * which the engine adds into the clone in place. Returns the clone: the LayerNorm's output gradient. */
+ * which the engine adds into the clone in place. Returns the clone: the LayerNorm's output gradient. The forward and
+ * this order, up to the in-place additions, are what torch 1.13 shows on the CPU (tools/groundtruth/rope_cpu_profile.py,
+ * whose docstring says what that version does otherwise). */
 static int32_t rope_backward(prog_state *p, int32_t g) {
     double vf = p->sz[C_VF], jf = p->sz[C_JF];
     int32_t res = al(p->e, jf), cl = al(p->e, vf), z = al(p->e, vf);
