@@ -41,6 +41,9 @@ vp_status vp_vae_wan_parse(const struct cJSON *c, const char *p, vp_arch *a, vp_
 void vp_vae_tile(const vp_arch *a, int64_t h, int64_t w, int tiling, int64_t *th, int64_t *tw);
 /* the Wan decoder's channels: dd[0] the mid block's, dd[i + 1] up block i's output (vae_wan.c) */
 void vp_vae_wan_dec_dims(const vp_arch *a, int64_t *dd);
+/* Wan 2.1's decode peak in channel × pixel-frame units of one th × tw tile: the last call's px frames (multi: not
+ * the first call, so the causal cache is concatenated) (vae_wan.c) */
+double vp_vae_wan21_decode_units(const vp_arch *a, int64_t px, int multi, double th, double tw);
 /* A list field of a VAE config (vae_config.c): up to max integers in lo..hi (boolean: true/false as 1/0) into out,
  * their number into *n; absent or null leaves both unchanged. */
 vp_status vp_vae_list(const struct cJSON *c, const char *p, const char *key, int boolean, int64_t lo, int64_t hi,

@@ -378,6 +378,17 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
                  (long long)th, (long long)tw, (long long)pxp);
         return;
     }
+    if (a->dclass == VP_DC_VAE_WAN) { /* Wan 2.1: vae_wan.c walks the last call's peak */
+        int64_t T = a->d.temporal > 0 ? a->d.temporal : 1, lat = (frames - 1) / T + 1;
+        o->bytes = vp_vae_wan21_decode_units(a, px, lat > 1, (double)th, (double)tw) * (double)b * (double)th * (double)tw * elem;
+        o->out_bytes = 2.0 * 3.0 * (double)batch * (double)frames * (double)height * (double)width * elem;
+        o->chunk_frames = px;
+        o->tile_h = th;
+        o->tile_w = tw;
+        snprintf(o->where, sizeof o->where, "conv1 of the last up block's second resnet at %lld×%lld px × %lld frames, with the caches",
+                 (long long)th, (long long)tw, (long long)px);
+        return;
+    }
     int n = a->d.levels;
     int wan = a->dclass == VP_DC_VAE_WAN;
     int64_t c0 = wan ? a->d.ch[1] : a->d.ch[0];             /* last up block's channels */

@@ -126,9 +126,56 @@ vp_status vp_vae_wan_parse(const cJSON *c, const char *p, vp_arch *a, vp_error *
     a->d.spatial = (1LL << (nm - 1)) * patch;
     a->d.temporal = 1;
     for (int i = 0; i < nm - 1; i++) a->d.temporal *= tdown[i] ? 2 : 1;
+    a->d.vae_tup = 0;
+    for (int i = 0; i < nm - 1; i++)
+        if (tdown[nm - 2 - i]) a->d.vae_tup |= 1 << i;
     a->d.tile_h = a->d.tile_w = 256; /* tile_sample_min_height/width; stride 192 */
     a->d.tile_frames = 0;
     return VP_OK;
+}
+
+/* cuDNN's conv3d workspace, allocated through PyTorch's caching allocator right after the conv's output and freed
+ * when the conv returns: 1,596,621,175 B beside a 707,788,800 B output for the CogVideoX decoder's 3×3×3 conv at 128
+ * channels × 8 frames (the h100 session's decode trace, tests/groundtruth/h100-2026-11-24-diffusion/traces; the
+ * largest conv there, the smaller ones 2.3-3.5 ×). Its size is the algorithm cuDNN picks, not the model's: this is
+ * the measured ratio, used where a decode's peak falls inside a 3-D conv. */
+#define CUDNN_CONV3D_WS_PER_OUTPUT (1596621175.0 / 707788800.0)
+
+/* Wan 2.1 decode (is_residual false), the last decoder call (one latent frame in, px pixel frames out) at its peak, in
+ * channel × pixel-frame units of one th × tw tile (autoencoder_kl_wan.py at 58eb52c0). The peak is conv1 of the
+ * last up block's second (or third) resnet. Alive there: the up block's input (the upsampler's output, which the
+ * decoder's `x` holds until the block returns: WanDecoder3d.forward, WanUpBlock), the resnet's input (`h`, its
+ * residual) and the SiLU's output; inside WanCausalConv3d.forward, torch.cat of the two cached frames with it (px + 2
+ * frames), then F.pad of that (+1 pixel each side) while the cat is still bound, which the rebinding then frees
+ * before the conv: so either the cat and the padded copy, or the padded copy, the conv's output and cuDNN's workspace
+ * (the larger: the second on CUDA). And the causal caches, two frames of every 3-D conv's input in _feat_map: the
+ * last up block's six and conv_out's at full resolution, plus the running conv's new cache_x (its clone, made before
+ * the old one is replaced); each up block's convs (the first resnet's conv1 at the block's input width), the
+ * upsample3d levels' time_conv, the mid block's four and conv_in's, each at 4^-k of the pixels k levels below full
+ * resolution. The tensors (the first moment) were checked on the CPU, where no workspace comes through the
+ * allocator (tools/groundtruth/wan_vae_cpu_live.py): 130.9 MB alive at 9 × 64 × 104 fp32, 130.6 from these terms. */
+double vp_vae_wan21_decode_units(const vp_arch *a, int64_t px, int multi, double th, double tw) {
+    int n = a->d.levels;
+    if (n < 1 || n > 6) return 0;
+    int64_t dd[8] = {0};
+    vp_vae_wan_dec_dims(a, dd);
+    double lpb = (double)a->d.layers_per_block, P = th * tw;
+    double c = (double)dd[n], cin = n > 1 ? (double)dd[n - 1] / 2.0 : (double)dd[0];
+    double f = (double)px, cat = multi ? f + 2.0 : 0.0, pad = (f + 2.0) * (th + 2.0) * (tw + 2.0) / P;
+    double held = (cin + 2.0 * c) * f;                                  /* block input, h, SiLU */
+    double at_pad = held + c * (cat + pad);                             /* F.pad with the cat bound */
+    double in_conv = held + c * pad + c * f * (1.0 + CUDNN_CONV3D_WS_PER_OUTPUT); /* the conv, its workspace */
+    double acts = at_pad > in_conv ? at_pad : in_conv;
+    double cache = 0;
+    for (int i = 0; i < n; i++) {
+        double out = (double)dd[i + 1], in = i > 0 ? (double)dd[i] / 2.0 : (double)dd[i];
+        double convs = in + out + 2.0 * lpb * out;           /* resnet 0's conv1, conv2; the others' two */
+        if (i < n - 1 && (a->d.vae_tup >> i & 1)) convs += out; /* the upsampler's time_conv */
+        if (i == n - 1) convs += out + out;                  /* conv_out; the running conv's new clone */
+        cache += convs / pow(4.0, (double)(n - 1 - i));
+    }
+    cache += (4.0 * (double)dd[0] + (double)a->d.latent_ch) / pow(4.0, (double)(n - 1)); /* mid block, conv_in */
+    return acts + 2.0 * cache;
 }
 
 /* Wan 2.2 decode, one decoder call (one latent frame in, 4 pixel frames out after the first call's 1), at the

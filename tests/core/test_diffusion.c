@@ -1554,7 +1554,9 @@ static void published_misses(void **s) {
          * with offload_model the model to the CPU and torch.cuda.empty_cache() (lines 257-259) before the decode: offload
          * "none" with instances[].after_use. T2V-1.3B, 480P (832x480, frame_num 81), one RTX 4090, `--offload_model True
          * --t5_cpu`: "8.19". The transformer's phase: 1,418,996,800 × 4 B, the VAE's 0.47 GiB, the step: 7.46 GiB
-         * allocated, 8.55 GiB smi (+12.1%; -2.2% if the table is max_memory_allocated in 10^9 B). Before the schedule
+         * allocated, 8.55 GiB smi (+12.1%; -2.2% if the table is max_memory_allocated in 10^9 B); 10.24 GiB smi (+34.2%) since
+         * the Wan 2.1 decode is walked as diffusers runs it (vae_wan.c: the up block's input held through its resnets,
+         * which Wan's own flat Decoder3d does not hold: -0.57 GiB), so not this code's decode. Before the schedule
          * (model offload, the VAE's weights left out): 8.06 GiB (+5.7%). Fits 24 GB */
         {"Wan2.1-T2V-1.3B official generate.py 81x480x832 offload_model t5_cpu (README: 8.19 GB)",
          "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832}",
