@@ -164,9 +164,8 @@ static void start(prog_state *p, vp_events *e, const vp_cog_dims *d) {
     "V V -50 T T -52 "                                                                                                \
     "Vf Vf Vf -55 Vf -56 Tf Tf Tf -59 Tf -60 -3 -7 Jf -57 J F -63 F J -65 V V -67 -51 -68 -53 -62 -61 -49 -66 "
 
-/* The block's backward, after its recompute. */
+/* The block's backward, after its recompute (numbers go on from it). */
 #define COG_BACKWARD                                                                                                  \
-    COG_RECOMPUTE                                                                                                     \
     /* 69-75 backward of lines 155, 154 (the gated slices' gradients written into one J), FeedForward's second     \
      * Linear, gelu, proj (input gradient J), autocast's cast back to the fp32 concatenation (Jf) */                  \
     "T J -69 V J -71 -72 F -70 F -64 -73 J -74 Jf -75 "                                                               \
@@ -190,7 +189,6 @@ static void start(prog_state *p, vp_events *e, const vp_cog_dims *d) {
  * J); norm2's text gradient, cast to bf16 (77), is not added into anything: it stays, the text stream's gradient
  * the blocks below add into. The rest as COG_BACKWARD, one tensor fewer. */
 #define COG_BACKWARD_LAST                                                                                             \
-    COG_RECOMPUTE                                                                                                     \
     "V J -69 F -70 F -64 -71 J -72 Jf -73 Tf Tf -58 -75 T -76 Vf -74 Vf -54 -78 V -79 -80 "                            \
     "T V J -81 -82 J L -46 -84 J -44 -85 J -83 J -86 -87 "                                                            \
     "J J J W -92 -42 -43 -29 -41 -40 -88 Jf -89 Jf -90 b94 b93 Jf Jf -95 -39 -38 -35 -94 J -96 Jf Jf -98 -34 -33 -30 -93 J -99 " \
@@ -209,6 +207,7 @@ void vp_ev_cog_block(vp_events *e, const vp_cog_dims *d, int32_t *h, int32_t *en
 int32_t vp_ev_cog_block_backward(vp_events *e, const vp_cog_dims *d, int32_t in_h, int32_t in_e, int last) {
     prog_state p;
     start(&p, e, d);
+    run(&p, COG_RECOMPUTE, in_h, in_e);
     run(&p, last ? COG_BACKWARD_LAST : COG_BACKWARD, in_h, in_e);
     return last && p.n > 77 ? p.slot[77] : -1;
 }
