@@ -114,6 +114,8 @@ typedef struct {
         int vae_residual;                   /* vae: Wan 2.2's residual down / up blocks (is_residual) */
         int vae_tup;                        /* vae: Wan up blocks with a temporal upsampler (bit i: up block i's
                                              * WanResample is upsample3d, temperal_upsample = temperal_downsample reversed) */
+        int vae_flat;                       /* vae: Wan's own Decoder3d (workload.diffusion.code "official"): its resnets
+                                             * are one flat nn.Sequential, so no up block's input is held past its first */
         int64_t dec_base;                   /* vae: Wan decoder_base_dim (0: base_dim) */
         int ts_tokens;                      /* DiT: one timestep per token (Wan 2.2 TI2V expand_timesteps) */
         int rotary;                         /* DiT: rotary positions on q and k (CogVideoX use_rotary_positional_embeddings) */

@@ -108,6 +108,8 @@ vp_status vp_parse_dit_autocast(const struct cJSON *o, const char *p, int mode, 
 vp_status vp_group_offload_check(const vp_plan *plan, const vp_instance *in, const char *p, vp_error *err);
 /* workload.diffusion.text_tokens onto a DiT instance's text length (diffusion_plan.c) */
 void vp_diff_apply_text_tokens(const vp_plan *plan, vp_instance *in);
+/* workload.diffusion.code "official" on the instance's arch (diffusion_plan.c: Wan's flat VAE decoder) */
+void vp_diff_apply_code(const vp_plan *plan, vp_instance *in);
 /* The share of a group-offloaded component's parameters on the GPU while it runs (0..1), and a line saying which
  * (diffusion_plan.c). */
 double vp_diff_group_share(const vp_instance *in, char *why, size_t n);

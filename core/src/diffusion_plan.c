@@ -13,7 +13,8 @@
  *   finetrainers' prepare_precomputations does (precompute.c), "code": "diffusers" (default) | "official", the
  *   model's own repository code instead of diffusers' pipeline: HunyuanVideo's sample_video.py (Tencent/HunyuanVideo
  *   at e965abb), whose transformer step is events_hunyuan.c and whose transformer stays on the GPU under
- *   sequential offload, "text_tokens": the prompt's tokens (vp_diff_apply_text_tokens)}. */
+ *   sequential offload, or Wan's generate.py (Wan-Video/Wan2.1), whose VAE decoder is flat (vp_diff_apply_code),
+ *   "text_tokens": the prompt's tokens (vp_diff_apply_text_tokens)}. */
 #include <stdio.h>
 
 #include "diffusers.h"
@@ -71,8 +72,8 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     if ((st = vp_json_opt_int(d, dp, "text_tokens", 1, 4096, &plan->diff.text_tokens, err))) return st;
     if (plan->diff.code == VP_DIFF_CODE_OFFICIAL && plan->mode != VP_MODE_INFER)
         return vp_fail(err, VP_ERR_FIELD, "workload.diffusion.code",
-                       "workload.diffusion.code \"official\" is HunyuanVideo's own inference script (sample_video.py); "
-                       "training with it is not modelled");
+                       "workload.diffusion.code \"official\" is HunyuanVideo's or Wan's own inference script "
+                       "(sample_video.py, generate.py); training with it is not modelled");
     if (plan->diff.precompute && plan->mode != VP_MODE_TRAIN)
         return vp_fail(err, VP_ERR_FIELD, "workload.diffusion.precompute",
                        "workload.diffusion.precompute is a training setup (conditions and latents computed before training)");
@@ -86,12 +87,13 @@ vp_status vp_diffusion_check_magnitudes(const vp_plan *plan, vp_error *err) {
     for (int i = 0; i < plan->n_instances; i++) {
         const vp_arch *a = &plan->inst[i].arch;
         if (!VP_DC_IS_DIT(a->dclass)) continue;
-        /* the official code modelled is HunyuanVideo's, with its bf16 transformer under autocast */
-        if (plan->diff.code == VP_DIFF_CODE_OFFICIAL &&
+        /* the official code modelled is HunyuanVideo's, with its bf16 transformer under autocast, and Wan's, whose
+         * transformer is diffusers' WanTransformer3DModel's shapes and whose VAE decoder is flat (vp_diff_apply_code) */
+        if (plan->diff.code == VP_DIFF_CODE_OFFICIAL && a->dclass != VP_DC_WAN &&
             (a->dclass != VP_DC_HUNYUAN || vp_dtype_bytes(vp_act_dtype(&plan->inst[i])) != 2))
             return vp_fail(err, VP_ERR_FIELD, "workload.diffusion.code",
                            "workload.diffusion.code \"official\" models HunyuanVideo's own code (bf16 transformer under "
-                           "autocast); instance \"%s\" is not that", plan->inst[i].name);
+                           "autocast) and Wan's; instance \"%s\" is not that", plan->inst[i].name);
         double T = (double)vp_dit_plan_tokens(plan, a) * (double)plan->batch * 2.0;
         double L = (double)(a->layers + a->d.blocks2) * 4.0; /* passes */
         double per = 64.0 * (double)a->hidden + 16.0 * (double)a->inter + 16.0 * (double)a->heads * T;
@@ -109,6 +111,15 @@ vp_status vp_diffusion_check_magnitudes(const vp_plan *plan, vp_error *err) {
  * text tokens (joined to the video tokens in CogVideoX, HunyuanVideo, Mochi, FLUX and SD3; the cross-attention keys of Wan
  * and LTX-Video) and sets what the T5 / Llama / UMT5 encoder runs; SD3's sequence keeps its 77 CLIP tokens in front of
  * the T5 ones (pipeline_stable_diffusion_3.py), and CLIP encoders keep their 77. */
+/* workload.diffusion.code "official" on a Wan 2.1 VAE: Wan's own wan/modules/vae.py (Wan-Video/Wan2.1 f1f7c88) builds
+ * Decoder3d.upsamples as one flat nn.Sequential of ResidualBlocks and Resamples and runs `x = layer(x, ...)` over it,
+ * so a level's input is dropped once its first resnet returns, where diffusers' WanUpBlock keeps it to the block's end
+ * (vae_wan.c vp_vae_wan21_decode_units). */
+void vp_diff_apply_code(const vp_plan *plan, vp_instance *in) {
+    if (plan->diff.code == VP_DIFF_CODE_OFFICIAL && in->arch.dclass == VP_DC_VAE_WAN && !in->arch.d.vae_residual)
+        in->arch.d.vae_flat = 1;
+}
+
 void vp_diff_apply_text_tokens(const vp_plan *plan, vp_instance *in) {
     if (plan->diff.text_tokens <= 0 || !VP_DC_IS_DIT(in->arch.dclass)) return;
     in->arch.d.text_len = in->arch.dclass == VP_DC_SD3 ? 77 + plan->diff.text_tokens : plan->diff.text_tokens;
@@ -118,7 +129,7 @@ int vp_diff_resident(const vp_plan *plan, const vp_instance *in) {
     if (in->group_offload != VP_GROUP_OFFLOAD_NONE) return 0; /* on the CPU but while it runs (vp_diff_group_share) */
     if (plan->diff.offload == VP_DIFF_OFFLOAD_NONE || !in->arch.dclass) return 1;
     return plan->diff.code == VP_DIFF_CODE_OFFICIAL && plan->diff.offload == VP_DIFF_OFFLOAD_SEQUENTIAL &&
-           VP_DC_IS_DIT(in->arch.dclass);
+           in->arch.dclass == VP_DC_HUNYUAN;
 }
 
 /* instances[].group_offload: diffusers' group offloading of one component (src/diffusers/hooks/group_offloading.py at

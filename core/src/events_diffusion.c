@@ -78,7 +78,7 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
     } else if (VP_DC_IS_DIT(a->dclass) || !a->dclass) {
         double T = c->a.tokens > 0 ? (double)c->a.tokens / (double)plan->batch : 0;
         double BT = (double)vp_dit_cfg_batch(a, plan->batch, plan->diff.cfg) * T, h = (double)a->hidden, f = (double)a->inter;
-        if (plan->diff.code == VP_DIFF_CODE_OFFICIAL) { /* HunyuanVideo's own blocks, op by op (events_hunyuan.c) */
+        if (plan->diff.code == VP_DIFF_CODE_OFFICIAL && a->dclass == VP_DC_HUNYUAN) { /* HunyuanVideo's own blocks, op by op (events_hunyuan.c) */
             double S = (double)vp_dit_cfg_batch(a, plan->batch, plan->diff.cfg) * (double)a->d.text_len;
             for (int k = 0; k < 2; k++) vp_ev_hunyuan_official_step(e, a, BT - S, S);
             return;

@@ -693,6 +693,7 @@ vp_plan *vp_plan_from_json(const char *json, const vp_registry *reg, vp_error *e
         if ((st = parse_instance(it, ip, reg, plan->mode, &plan->inst[i], err))) goto done;
         if ((st = vp_group_offload_check(plan, &plan->inst[i], ip, err))) goto done;
         vp_diff_apply_text_tokens(plan, &plan->inst[i]); /* workload.diffusion.text_tokens */
+        vp_diff_apply_code(plan, &plan->inst[i]);        /* workload.diffusion.code */
         if (plan->inst[i].arch.note[0]) plan_warn(plan, plan->inst[i].arch.note); /* config reader (generic fallback) */
         i++;
     }

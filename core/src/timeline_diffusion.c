@@ -171,7 +171,7 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
                 if (a->d.blocks2 > 0) per += adt * (h + ffn);
                 char tok[24];
                 vp_fmt_count(tok, sizeof tok, BT);
-                if (plan->diff.code == VP_DIFF_CODE_OFFICIAL) {
+                if (plan->diff.code == VP_DIFF_CODE_OFFICIAL && a->dclass == VP_DC_HUNYUAN) {
                     /* HunyuanVideo's own blocks under autocast, tensor by tensor (events_hunyuan.c): the most they
                      * hold at once, in the single-stream block's torch.cat */
                     double S = (double)cfgb * (double)a->d.text_len;

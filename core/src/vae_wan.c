@@ -162,6 +162,7 @@ double vp_vae_wan21_decode_units(const vp_arch *a, int64_t px, int multi, double
     double lpb = (double)a->d.layers_per_block, P = th * tw;
     double c = (double)dd[n], cin = n > 1 ? (double)dd[n - 1] / 2.0 : (double)dd[0];
     double f = (double)px, cat = multi ? f + 2.0 : 0.0, pad = (f + 2.0) * (th + 2.0) * (tw + 2.0) / P;
+    if (a->d.vae_flat) cin = 0; /* Wan's own flat Decoder3d: the level's input is gone after its first resnet */
     double held = (cin + 2.0 * c) * f;                                  /* block input, h, SiLU */
     double at_pad = held + c * (cat + pad);                             /* F.pad with the cat bound */
     double in_conv = held + c * pad + c * f * (1.0 + CUDNN_CONV3D_WS_PER_OUTPUT); /* the conv, its workspace */

@@ -1554,12 +1554,14 @@ static void published_misses(void **s) {
          * with offload_model the model to the CPU and torch.cuda.empty_cache() (lines 257-259) before the decode: offload
          * "none" with instances[].after_use. T2V-1.3B, 480P (832x480, frame_num 81), one RTX 4090, `--offload_model True
          * --t5_cpu`: "8.19". The transformer's phase: 1,418,996,800 × 4 B, the VAE's 0.47 GiB, the step: 7.46 GiB
-         * allocated, 8.55 GiB smi (+12.1%; -2.2% if the table is max_memory_allocated in 10^9 B); 10.24 GiB smi (+34.2%) since
-         * the Wan 2.1 decode is walked as diffusers runs it (vae_wan.c: the up block's input held through its resnets,
-         * which Wan's own flat Decoder3d does not hold: -0.57 GiB), so not this code's decode. Before the schedule
+         * allocated, 8.55 GiB smi (+12.1%; -2.2% if the table is max_memory_allocated in 10^9 B); since the Wan 2.1 decode
+         * is walked (vae_wan.c, the H100's diffusers decode within 3%) 10.24 GiB (+34.2%) with diffusers' decoder, which
+         * holds each up block's input through its resnets, and 9.67 GiB (+26.7%) with Wan's own flat Decoder3d ("code":
+         * "official", which this row sets).
+         * Before the schedule
          * (model offload, the VAE's weights left out): 8.06 GiB (+5.7%). Fits 24 GB */
         {"Wan2.1-T2V-1.3B official generate.py 81x480x832 offload_model t5_cpu (README: 8.19 GB)",
-         "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832}",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832,\"diffusion\":{\"code\":\"official\"}}",
          REF("vae", "wan2.1-t2v-1.3b/vae", "fp32", "") "," REF("transformer", "wan2.1-t2v-1.3b", "amp_bf16", ",\"autocast_cache\":false,\"after_use\":\"cpu_empty_cache\""),
          "smi", 8.19e9 / 1073741824.0, 1, 1},
         /* the same table: T2V-14B, 720P (1280x720, 81 frames), one H800/H100/A800/A100/H20, `--offload_model True`: "69.1"
@@ -1569,7 +1571,7 @@ static void published_misses(void **s) {
          * table says. Before the schedule (offload "none", T5 and the transformer resident through the decode):
          * 84.76 GiB (+31.7%, did not fit 80 GB) */
         {"Wan2.1-T2V-14B official generate.py 81x720x1280 offload_model (README: 69.1 GB)",
-         "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":720,\"width\":1280}",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":720,\"width\":1280,\"diffusion\":{\"code\":\"official\"}}",
          REF("vae", "wan2.1-t2v-14b/vae", "fp32", "") "," REF("transformer", "wan2.1-t2v-14b", "amp_bf16", ",\"autocast_cache\":false,\"after_use\":\"cpu_empty_cache\"")
              "," REF("text_encoder", "wan2.1-t2v-14b/text_encoder", "bf16", ",\"after_use\":\"cpu\""),
          "smi", 69.1e9 / 1073741824.0, -1, 1},

@@ -204,6 +204,16 @@ static void vae21_decode(void **s) {
     vp_vae_decode_peak(&v, 1, 81, 480, 832, 2.0, 0, 0, 0, &pk);
     assert_int_equal(pk.chunk_frames, 4);
     assert_u64_equal((uint64_t)pk.bytes, 4423720951ULL);
+    /* Wan's own code (workload.diffusion.code "official": a flat Decoder3d) does not hold the level's input: 96 × 4
+     * frames × 399,360 px × 2 B = 306,708,480 B less */
+    const vp_estimate *d = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832}",
+                                              "{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.1-t2v-1.3b/vae\"},"
+                                              "\"precision\":\"bf16\",\"activations\":\"no_grad\"}"));
+    const vp_estimate *o = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832,"
+                                              "\"diffusion\":{\"code\":\"official\"}}",
+                                              "{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.1-t2v-1.3b/vae\"},"
+                                              "\"precision\":\"bf16\",\"activations\":\"no_grad\"}"));
+    assert_u64_equal(t_component(d, 0, "vae_decode", "vae") - t_component(o, 0, "vae_decode", "vae"), 306708480ULL);
 }
 
 /* Wan2.2-T2V-A14B: `--model wan2.2-t2v-a14b` expands to transformer, transformer_2 (the low-noise expert), UMT5 and the
