@@ -175,7 +175,10 @@ static void inst_init(inst_ev *x, const vp_inst_calc *c) {
     x->temp_scale = grad_bytes > 0 ? (double)c->ds.opt_temp.bytes / (double)grad_bytes : 0;
     x->act_blocks = (int64_t)((double)c->a.layers * c->ds.layer_frac + 0.5);
     if (x->act_blocks < 1) x->act_blocks = 1;
-    if (x->act_blocks > x->nblocks) x->act_blocks = x->nblocks;
+    /* a two-stack DiT (FLUX, HunyuanVideo: d.blocks2 single-stream blocks after the layers double-stream ones) places
+     * its weights over `layers` blocks (vp_block_count) but runs layers + blocks2 blocks of activations */
+    if (x->act_blocks > x->nblocks && !(in->arch.d.blocks2 > 0 && c->ds.layer_frac == 1.0 && c->ds.gather_block_bytes <= 0))
+        x->act_blocks = x->nblocks;
     x->fold = 1.0;
     if (c->a.layers == 1 && x->nblocks > 1) {
         /* activations_t5.c sums every block into one term: walk the real blocks, a share each */
