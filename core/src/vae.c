@@ -343,6 +343,13 @@ static void chunk_shape(const vp_arch *a, int64_t frames, int64_t *lat_chunk, in
     *px_chunk = px;
 }
 
+/* where a decode's peak is: the frames of the call and the tile it was reached in */
+static void peak_place(vp_vae_peak *o, int64_t px, int64_t th, int64_t tw) {
+    o->chunk_frames = px;
+    o->tile_h = th;
+    o->tile_w = tw;
+}
+
 void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
                         int tiling, int slicing, int version, vp_vae_peak *o) {
     if (a->dclass == VP_DC_VAE_LTX) {
@@ -371,9 +378,7 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
          * (the pieces and the result, 2 × the video) meets caches of one call only and is below the conv peak */
         double cat = 2.0 * 3.0 * (double)b * (double)frames * (double)height * (double)width * elem;
         if (cat > o->bytes) o->bytes = cat;
-        o->chunk_frames = pxp;
-        o->tile_h = th;
-        o->tile_w = tw;
+        peak_place(o, pxp, th, tw);
         snprintf(o->where, sizeof o->where, "last up block, last resnet's norm2, %lld×%lld px × %lld frames, with the caches so far",
                  (long long)th, (long long)tw, (long long)pxp);
         return;
@@ -382,47 +387,32 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
         int64_t T = a->d.temporal > 0 ? a->d.temporal : 1, lat = (frames - 1) / T + 1;
         o->bytes = vp_vae_wan21_decode_units(a, px, lat > 1, (double)th, (double)tw) * (double)b * (double)th * (double)tw * elem;
         o->out_bytes = 2.0 * 3.0 * (double)batch * (double)frames * (double)height * (double)width * elem;
-        o->chunk_frames = px;
-        o->tile_h = th;
-        o->tile_w = tw;
+        peak_place(o, px, th, tw);
         snprintf(o->where, sizeof o->where, "conv1 of the last up block's second resnet at %lld×%lld px × %lld frames, with the caches",
                  (long long)th, (long long)tw, (long long)px);
         return;
     }
     int n = a->d.levels;
-    int wan = a->dclass == VP_DC_VAE_WAN;
-    int64_t c0 = wan ? a->d.ch[1] : a->d.ch[0];             /* last up block's channels */
-    int64_t c1 = wan ? a->d.ch[2] / 2 : a->d.ch[n > 1 ? 1 : 0]; /* what the last upsampler hands it */
-    int64_t up_c = wan ? a->d.ch[2] : c1;                    /* the upsampler's own channels */
+    int64_t c0 = a->d.ch[0];                  /* last up block's channels */
+    int64_t c1 = a->d.ch[n > 1 ? 1 : 0];      /* what the last upsampler hands it */
+    int64_t up_c = c1;                        /* the upsampler's own channels */
     int pad = a->d.vae3d;
     double ups = (double)c1 + (double)up_c / 4.0 + (pad ? (double)c1 : 0.0) + (double)c1;
     int cog = a->dclass == VP_DC_VAE_COGVIDEOX;
     double res1 = resnet_live(c1, c0, cog, pad); /* CogVideoX here is diffusers 0.30's (today's returned above) */
-    if (cog || wan) {
+    if (cog) {
         /* conv1 at v0.30.1 (lines 133-145): the input f and SiLU's output h, then torch.cat(cache + h) over px + 2
-         * frames, and F.pad of that (a new tensor) while the cat is still bound: f, h, cat, pad. WanCausalConv3d.forward
-         * (autoencoder_kl_wan.py at 58eb52c0) does the same: `x = torch.cat([cache_x, x], dim=2)`, then F.pad, with
-         * the resnet's input and SiLU output alive; conv1's output beside them (c0) */
-        double conv1 = 2.0 * (double)c1 + 2.0 * (double)c1 * (double)(px + 2) / (double)px + (wan ? (double)c0 : 0.0);
+         * frames, and F.pad of that (a new tensor) while the cat is still bound: f, h, cat, pad (Wan's
+         * WanCausalConv3d does the same: vae_wan.c) */
+        double conv1 = 2.0 * (double)c1 + 2.0 * (double)c1 * (double)(px + 2) / (double)px;
         if (conv1 > res1) res1 = conv1;
     }
     double chans = ups > res1 ? ups : res1;
     double pix = (double)b * (double)px * (double)th * (double)tw;
     double acts = chans * pix * elem;
-    /* causal conv caches: two frames of every 3-D conv input, summed over the decoder's levels
-     * (2·(layers+1) convs per up block, at 4^-k of the pixels k levels below full resolution) */
+    /* causal conv caches (diffusers 0.30's CogVideoX; Wan's: vae_wan.c) */
     double cache = 0;
-    if (a->dclass == VP_DC_VAE_COGVIDEOX) {
-        cache = cogvideox_caches(a, b, frames, th, tw, elem, chans, &acts); /* diffusers 0.30 */
-    } else if (wan) {
-        double per_px = 0;
-        for (int i = 0; i < n; i++) {
-            int64_t ci = wan ? a->d.ch[i + 1] : a->d.ch[i];
-            double convs = 2.0 * (double)(a->d.layers_per_block + 1);
-            per_px += convs * (double)ci / pow(4.0, (double)i);
-        }
-        cache = 2.0 * (double)b * (double)th * (double)tw * per_px * elem;
-    }
+    if (a->dclass == VP_DC_VAE_COGVIDEOX) cache = cogvideox_caches(a, b, frames, th, tw, elem, chans, &acts);
     /* HunyuanVideo mid-block attention: the causal mask prepare_causal_attention_mask builds is
      * (b, N, N) in the activation dtype for N = latent frames × latent pixels of the call */
     double mask = 0;
@@ -434,9 +424,7 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     /* the decoded video: 3 channels for every frame and pixel, collected chunk by chunk and concatenated
      * (torch.cat: the pieces and the result exist together at the end) */
     o->out_bytes = 2.0 * 3.0 * (double)batch * (double)frames * (double)height * (double)width * elem;
-    o->chunk_frames = px;
-    o->tile_h = th;
-    o->tile_w = tw;
+    peak_place(o, px, th, tw);
     snprintf(o->where, sizeof o->where, "%s at %lld×%lld px × %lld frames%s",
              ups > res1 ? "last upsampler" : "first resnet of the last up block", (long long)th, (long long)tw,
              (long long)px, mask > acts ? " (causal mask of the mid attention)" : "");

@@ -17,41 +17,14 @@ modelled tensors are not short, so the diffusers-docs rows' ~7.6 GiB gap lies in
 workspaces, CogVideoXSafeConv3d's splitting of inputs over 2 GiB at full resolution): a GPU measurement settles it.
 """
 import gc
+import os
 import sys
-import types
 
 import torch
 
-STUB = '''import logging as _logging
-def register_to_config(f):
-    import functools, inspect, types
-    @functools.wraps(f)
-    def w(self, *a, **k):
-        b = inspect.signature(f).bind(self, *a, **k); b.apply_defaults()
-        d = dict(b.arguments); d.pop('self')
-        object.__setattr__(self, '_cfg', types.SimpleNamespace(**d))
-        return f(self, *a, **k)
-    return w
-class ConfigMixin: pass
-class FromOriginalModelMixin: pass
-class _L:
-    @staticmethod
-    def get_logger(n): return _logging.getLogger(n)
-logging = _L()
-def apply_forward_hook(f): return f
-def get_activation(name):
-    import torch.nn as nn
-    return {"silu": nn.SiLU(), "swish": nn.SiLU(), "gelu": nn.GELU()}[name]
-class AutoencoderKLOutput:
-    def __init__(self, latent_dist=None): self.latent_dist = latent_dist
-class DecoderOutput:
-    def __init__(self, sample=None): self.sample = sample
-import torch.nn as _nn
-class ModelMixin(_nn.Module):
-    config = property(lambda self: self._cfg)
-class DiagonalGaussianDistribution:
-    def __init__(self, p): self.p = p
-'''
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import diffusers_stub  # noqa: E402
+
 
 
 def cut(src, start, stop_prefixes):
@@ -67,13 +40,9 @@ def cut(src, start, stop_prefixes):
 
 
 def load(akc, up, down):
-    src = "\n".join(l for l in open(akc).read().split("\n") if not l.startswith("from ."))
     extra = cut(open(up).read(), "class CogVideoXUpsample3D", ("def ", "class ")) + "\n\n" + \
-        cut(open(down).read(), "class CogVideoXDownsample3D", ("def ", "class ")) + "\n"
-    src = src.replace("import torch.nn.functional as F\n", "import torch.nn.functional as F\n" + STUB + extra, 1)
-    mod = types.ModuleType("cogvae030")
-    exec(compile(src, akc, "exec"), mod.__dict__)
-    return mod
+        cut(open(down).read(), "class CogVideoXDownsample3D", ("def ", "class "))
+    return diffusers_stub.load(akc, "cogvae030", extra)
 
 
 def main():

@@ -16,54 +16,24 @@ At 3 × 8 × 13 (9 × 64 × 104 px): 130.9 MB at conv1 of the last up block's se
 and, in the conv, 125.1 + cuDNN's workspace (148.1 in all: the estimate's vae_decode component).
 """
 import gc
+import os
 import sys
-import types
 
 import torch
-import torch.nn.functional as F
 
-STUB = '''import logging as _logging
-class ConfigMixin: pass
-def register_to_config(f): return f
-class FromOriginalModelMixin: pass
-class _L:
-    @staticmethod
-    def get_logger(n): return _logging.getLogger(n)
-logging = _L()
-def apply_forward_hook(f): return f
-def get_activation(name):
-    import torch.nn as nn
-    return {"silu": nn.SiLU(), "swish": nn.SiLU(), "gelu": nn.GELU()}[name]
-class AutoencoderKLOutput:
-    def __init__(self, latent_dist=None): self.latent_dist = latent_dist
-class DecoderOutput:
-    def __init__(self, sample=None): self.sample = sample
-import torch.nn as _nn
-class ModelMixin(_nn.Module): pass
-class AutoencoderMixin: pass
-class DiagonalGaussianDistribution:
-    def __init__(self, p): self.p = p
-'''
-
-
-def load(path):
-    src = open(path).read()
-    kept = [l for l in src.split("\n") if not l.startswith("from .")]
-    src = "\n".join(kept).replace("import torch.nn.functional as F\n", "import torch.nn.functional as F\n" + STUB, 1)
-    mod = types.ModuleType("wanvae")
-    exec(compile(src, path, "exec"), mod.__dict__)
-    return mod
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import diffusers_stub  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 
 def main():
     if not hasattr(F, "scaled_dot_product_attention"):  # torch 1.13: the mid block's attention
         F.scaled_dot_product_attention = lambda q, k, v, **kw: ((q @ k.transpose(-2, -1)) * q.shape[-1] ** -0.5).softmax(-1) @ v
-    w = load(sys.argv[1])
+    w = diffusers_stub.load(sys.argv[1], "wanvae")
     lt, lh, lw = (int(a) for a in sys.argv[2:5]) if len(sys.argv) >= 5 else (3, 8, 13)
     torch.manual_seed(0)
     m = w.AutoencoderKLWan(base_dim=96, z_dim=16, dim_mult=[1, 2, 4, 4], num_res_blocks=2, attn_scales=[],
                            temperal_downsample=[False, True, True], dropout=0.0)
-    m.config = types.SimpleNamespace(patch_size=None)
     m.eval()
     params = sum(p.numel() for p in m.parameters())
     print("parameters", params)
