@@ -83,19 +83,18 @@ static void generic_block(const vp_instance *in, vp_tlist *t) {
     const vp_param_counts *pc = &in->pc;
     const vp_arch *a = &in->arch;
     int64_t attn = pc->per_layer_attn / 4;
-    /* a diffusers DiT (dit_params.c) counts its blocks as one group: its attention Linears are what the blocks' Linears
-     * (d.linear) leave after the MLP and the two adaptive-norm Linears below, as 4 tensors per attention module
-     * (CogVideoXBlock: to_q, to_k, to_v, to_out.0, each h × h + h). A 1.0 CogVideoX-5b block is 4 × 9,440,256 + the
-     * feed-forward's 75,510,528 + 2 × 9,455,616 (Linear(512, 6h)); before, its attention went into one tensor after
-     * the blocks (3.17 GB at 5b), which no freed segment of a precompute phase could take. */
+    /* CogVideoX from a diffusers config (dit_params.c counts its blocks as one group, no per_layer_attn): its attention
+     * Linears are what the blocks' Linears (d.linear) leave after the MLP and the two adaptive-norm Linears below, as
+     * to_q, to_k, to_v, to_out.0, each h × h + h. A 1.0 CogVideoX-5b block is 4 × 9,440,256 + the feed-forward's
+     * 75,510,528 + 2 × 9,455,616 (Linear(512, 6h)); before, its attention went into one tensor after the blocks
+     * (3.17 GB at 5b), which no freed segment of a precompute phase could take. */
     int64_t nlin = a->kind == VP_KIND_DIT ? a->time_embed_dim * 6 * a->hidden + 6 * a->hidden : 0;
-    int64_t nattn = 4 * (a->d.attn_per_block > 1 ? a->d.attn_per_block : 1);
     if (a->dclass == VP_DC_COGVIDEOX && attn == 0 && a->layers > 0) {
         int64_t mlp_elems = 2 * a->hidden * a->inter + a->hidden + a->inter;
         int64_t left = a->d.linear / a->layers - mlp_elems - 2 * nlin;
-        attn = left > 0 ? left / nattn : 0;
+        attn = left > 0 ? left / 4 : 0;
     }
-    for (int k = 0; k < (a->dclass == VP_DC_COGVIDEOX ? nattn : 4); k++) add(t, attn, 1);
+    for (int k = 0; k < 4; k++) add(t, attn, 1);
     mlp(t, a, a->hidden, a->inter);
     int64_t rest = pc->per_layer_norm;
     if (a->kind == VP_KIND_DIT) {
