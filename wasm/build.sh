@@ -112,9 +112,29 @@ LDFLAGS=(-sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createVramplan
          -sEXPORTED_FUNCTIONS=@"$ROOT/wasm/exported_functions.json"
          "-sEXPORTED_RUNTIME_METHODS=['UTF8ToString','stringToUTF8','lengthBytesUTF8']")
 
-log "emcc ${OPT[*]} (${#CORE_SRC[@]} core sources)"
+# Sources that run once per request (reading plans, configs and presets, writing JSON, the serving engines' launch
+# readers) are compiled for size (-Os); the estimate, the events and the allocator replay keep -O2, which is what
+# the speed figures above measure (tests/web/bench.mjs: the same re-estimate and multi-model timings either way, within
+# their run-to-run spread). The split keeps the page under its byte budget (web/build.sh): 2.2 KB less gzip.
+COLD_RE='/(diffusers_config|diffusion_plan|errors|estimate_json|gguf_types|hf_config|json_read|json_text|plan_fit_json|plan_json|plan_parse|plan_recommend_json|plan_serve_parse|quant_config|record|registry|registry_pipeline|serve_json|serve_launch|serve_llamacpp|serve_sglang|serve_vllm|vae_config)[.]c$|/families/'
+HOT_SRC=()
+COLD_SRC=("${GEN_SRC[@]}" "$CJSON_DIR/cJSON.c" "$ROOT/wasm/vp_wasm.c")
+for f in "${CORE_SRC[@]}"; do
+  if [[ "$f" =~ $COLD_RE ]] && [ "${VP_WASM_DEBUG:-0}" != 1 ]; then COLD_SRC+=("$f"); else HOT_SRC+=("$f"); fi
+done
+COLD_OPT=("${OPT[@]}")
+[ "${VP_WASM_DEBUG:-0}" = 1 ] || COLD_OPT=(-Os)
+OBJ="$OUT/obj-cold"
+# emcc -c names each object after its source's basename: two sources of one name would overwrite each other
+dups="$(for f in "${COLD_SRC[@]}"; do basename "$f"; done | sort | uniq -d)"
+[ -z "$dups" ] || die "sources compiled together share a name: $dups"
+rm -rf "$OBJ"
+mkdir -p "$OBJ"
+log "emcc ${COLD_OPT[*]} -c (${#COLD_SRC[@]} sources read once per request)"
+(cd "$OBJ" && emcc "${COLD_OPT[@]}" "${CFLAGS[@]}" -c "${COLD_SRC[@]}")
+log "emcc ${OPT[*]} (${#HOT_SRC[@]} core sources) + the objects above"
 emcc "${OPT[@]}" "${CFLAGS[@]}" \
-  "${CORE_SRC[@]}" "${GEN_SRC[@]}" "$CJSON_DIR/cJSON.c" "$ROOT/wasm/vp_wasm.c" \
+  "${HOT_SRC[@]}" "$OBJ"/*.o \
   "${LDFLAGS[@]}" -o "$OUT/vramplan.mjs"
 
 log "built $OUT/vramplan.mjs ($(wc -c <"$OUT/vramplan.mjs") B) and vramplan.wasm ($(wc -c <"$OUT/vramplan.wasm") B)"

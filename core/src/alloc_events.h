@@ -203,6 +203,11 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
 void vp_events_infer(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
 /* A diffusers pipeline call (events_diffusion.c; i12). */
 void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *out);
+/* The CogVideoX VAE decode of today's diffusers, op by op (events_vae_cogvideox.c): a batch of `frames` × height ×
+ * width videos at `elem` bytes per element, untiled or with enable_tiling(); returns the decoded video, still
+ * allocated (every other tensor it makes is freed by its end). */
+int32_t vp_ev_cogvideox_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
+                               double elem, int tiling);
 /* One denoising step of HunyuanVideo's official HYVideoDiffusionTransformer under autocast (events_hunyuan.c):
  * img_tokens and text_tokens over the batch; every tensor it allocates is freed by its end. */
 void vp_ev_hunyuan_official_step(vp_events *e, const vp_arch *a, double img_tokens, double text_tokens);

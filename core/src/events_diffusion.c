@@ -94,6 +94,17 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
     } else {
         int64_t f = 1, hh = 512, ww = 512;
         if (dit) vp_diffusion_size(plan, dit, &f, &hh, &ww);
+        else if (plan->height) f = plan->frames > 0 ? plan->frames : 1, hh = plan->height, ww = plan->width; /* as timeline_diffusion.c */
+        if (a->dclass == VP_DC_VAE_COGVIDEOX && plan->diff.diffusers != VP_DIFFUSERS_0_30) {
+            /* today's CogVideoX decode op by op (events_vae_cogvideox.c); enable_slicing decodes one video at a time */
+            int64_t nb = plan->diff.vae_slicing ? plan->batch : 1, bb = plan->diff.vae_slicing ? 1 : plan->batch;
+            vp_tensors vids = {0};
+            for (int64_t k = 0; k < nb && k < 64; k++)
+                vp_tensors_push(&vids, e, vp_ev_cogvideox_decode(e, a, bb, f, hh, ww, adt, plan->diff.vae_tiling));
+            vp_tensors_release(&vids, e);
+            vp_tensors_dispose(&vids);
+            return;
+        }
         vp_vae_peak pk;
         vp_vae_decode_peak(a, plan->batch, f, hh, ww, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, plan->diff.diffusers, &pk);
         /* the decode's tensors: full-resolution feature maps of the widest channel count at that level */

@@ -1,0 +1,196 @@
+/* test_events_vae_cogvideox.c: the CogVideoX VAE decode op by op (core/src/events_vae_cogvideox.c), checked against
+ * the H100 allocator trace it was read from (tests/groundtruth/h100-2026-11-24-diffusion/traces/
+ * vae-cogvideox-2b-fp16-49-480-720-plain-trace.json.gz, as tests/fixtures/alloc_traces/
+ * cogvideox-vae-decode-fp16-49x480x720.txt by tools/groundtruth/replay_trace.py near: every allocation of
+ * `vae.decode(z)` in order, "f N" frees the N-th).
+ *
+ * The traced setup: CogVideoX-2b's AutoencoderKLCogVideoX in fp16 (block_out_channels 128, 256, 256, 512, 3 resnets
+ * per up block, 16 latent channels), one video of 13 latent frames of 60 × 90 decoded to 49 × 480 × 720, untiled,
+ * diffusers 58eb52c0, PyTorch 2.11, cuDNN on an H100.
+ * usage: test_events_vae_cogvideox GROUP FIXTURES_DIR */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_events.h"
+#include "plan.h"
+#include "vp_test.h"
+#include "t_arch.h"
+
+static const char *g_fixtures = "tests/fixtures";
+
+#define MIB 1048576.0
+
+/* A sequence as the large pool sees it: allocations of at least 1 MiB (smaller ones go to the small pool, where
+ * nothing of the decode's size classes lands), numbered in order; a free names its allocation's number. */
+typedef struct {
+    double *size;      /* allocation: its bytes; free: 0 */
+    int32_t *free_of;  /* -2: an allocation; else the freed allocation's number */
+    int n, cap;
+} seq;
+
+static void push(seq *s, double size, int32_t free_of) {
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1024;
+        s->size = realloc(s->size, (size_t)s->cap * sizeof *s->size);
+        s->free_of = realloc(s->free_of, (size_t)s->cap * sizeof *s->free_of);
+        assert_non_null(s->size);
+        assert_non_null(s->free_of);
+    }
+    s->size[s->n] = size;
+    s->free_of[s->n++] = free_of;
+}
+
+static void seq_dispose(seq *s) {
+    free(s->size);
+    free(s->free_of);
+}
+
+/* the fixture: its large-pool sequence, and the trace's own segments at their most (`expect 0 BYTES N`) */
+static void trace_seq(seq *s, double *segments) {
+    const char *path = t_fmt("%s/alloc_traces/cogvideox-vae-decode-fp16-49x480x720.txt", g_fixtures);
+    FILE *f = fopen(path, "r");
+    if (!f) fail_msg("cannot open %s", path);
+    memset(s, 0, sizeof *s);
+    size_t cap = 8192, na = 0;
+    double *size = malloc(cap * sizeof *size);
+    int32_t *num = malloc(cap * sizeof *num);
+    assert_non_null(size);
+    assert_non_null(num);
+    int32_t n = 0;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long v, c;
+        if (sscanf(line, "expect 0 %llu %llu", &v, &c) == 2) *segments = (double)v;
+        else if (sscanf(line, "a %llu", &v) == 1) {
+            assert_true(na < cap);
+            size[na] = (double)v;
+            num[na] = -1;
+            if ((double)v >= MIB) num[na] = n++, push(s, (double)v, -2);
+            na++;
+        } else if (sscanf(line, "f %llu", &v) == 1) {
+            assert_true(v < na);
+            if (size[v] >= MIB) push(s, 0, num[v]);
+        }
+    }
+    fclose(f);
+    free(size);
+    free(num);
+    assert_int_equal(na, 4694);
+}
+
+static void events_seq(const vp_events *e, seq *s) {
+    memset(s, 0, sizeof *s);
+    int32_t *num = malloc((size_t)e->n * sizeof *num);
+    assert_non_null(num);
+    int32_t n = 0;
+    for (int32_t i = 0; i < e->n; i++) {
+        num[i] = -1;
+        if (e->ev[i].size > 0) {
+            if ((double)e->ev[i].size >= MIB) num[i] = n++, push(s, (double)e->ev[i].size, -2);
+        } else if (e->ev[i].id >= 0 && (double)e->ev[e->ev[i].id].size >= MIB) {
+            push(s, 0, num[e->ev[i].id]);
+        }
+    }
+    free(num);
+}
+
+static void decode_2b(vp_events *e, int tiling) {
+    vp_arch a = t_arch_of("cogvideox-2b/vae");
+    vp_events_init(e);
+    assert_true(vp_ev_cogvideox_decode(e, &a, 1, 49, 480, 720, 2.0, tiling) >= 0);
+    assert_false(e->failed);
+}
+
+/* The whole untiled decode: the same 5,909 large-pool events as the trace, in the same order, freeing the same
+ * tensors; every size equal within 512 B but cuDNN's workspaces (an allocation freed by the next event inside a
+ * Conv2d / Conv3d), which are the padded input + the output + the weight within 17 MiB: the trace's conv_in is
+ * 864,000 + 16,588,800 + 442,368 (16 × 512 × 27 × 2) + 147 B; a full-resolution 128 -> 128 conv1 of 8 frames
+ * 843.75 + 675 + 0.84 MiB + 3.07 MiB; the algorithms' extra bytes (0 to 16.01 MiB) depend on the shape, not the size. */
+static void decode_matches_trace(void **st) {
+    (void)st;
+    seq want, got;
+    double segments = 0;
+    trace_seq(&want, &segments);
+    vp_events e;
+    decode_2b(&e, 0);
+    events_seq(&e, &got);
+    int n = want.n < got.n ? want.n : got.n, ws = 0;
+    for (int i = 0; i < n; i++) {
+        /* a workspace: allocated, then freed by the next event */
+        int wsp = want.free_of[i] == -2 && i + 1 < n && want.free_of[i + 1] >= 0 && got.free_of[i + 1] >= 0 &&
+                  fabs(want.size[i] - got.size[i]) > 512.0;
+        if (wsp) {
+            /* the next event frees this very allocation (its number is the count of allocations before it) */
+            int32_t k = 0;
+            for (int j = 0; j < i; j++) k += want.free_of[j] == -2;
+            wsp = want.free_of[i + 1] == k;
+        }
+        double tol = wsp ? 17.0 * MIB : 512.0;
+        ws += wsp;
+        if (want.free_of[i] != got.free_of[i] || fabs(want.size[i] - got.size[i]) > tol)
+            fail_msg("event %d: trace %s %.0f (of %d), vramplan %s %.0f (of %d)", i, want.free_of[i] == -2 ? "alloc" : "free",
+                     want.size[i], want.free_of[i], got.free_of[i] == -2 ? "alloc" : "free", got.size[i], got.free_of[i]);
+    }
+    assert_int_equal(want.n, 5909);
+    assert_int_equal(got.n, want.n);
+    assert_true(ws > 0 && ws < 300); /* the 3×3×3 convs whose algorithm asks a few MiB more */
+    /* replayed through the allocator model from an empty cache: the trace's own segments peak at 23,836,229,632 B
+     * (22.20 GiB); the decode reaches 23.22 GiB (+4.6%), 22.27 (+0.3%) when the workspaces are given the trace's
+     * exact sizes, so the rest is theirs. Allocated: 14.74 GiB above the weights (the trace: 15.16 - 0.40) */
+    vp_alloc_conf conf;
+    vp_alloc_conf_default(&conf);
+    vp_reserved r;
+    vp_replay(&e, &conf, 0, &r);
+    print_message("decode: reserved %.2f GiB (trace %.2f), allocated %.2f GiB\n", (double)r.peak_reserved / 1073741824.0,
+                  segments / 1073741824.0, (double)r.peak_alloc / 1073741824.0);
+    assert_true(fabs((double)r.peak_reserved / segments - 1.0) < 0.06);
+    assert_true(fabs((double)r.peak_alloc / 1073741824.0 - 14.74) < 0.01);
+    seq_dispose(&want);
+    seq_dispose(&got);
+    vp_events_free(&e);
+}
+
+/* CogVideoXSafeConv3d splits an input over 2 GiB (numel × 2 / 1024³, line 45) into int(count / 2) + 1 chunks along
+ * time, each after the first with the 2 frames before it: CogVideoX1.5's 768 × 1360 decode (the last up block's
+ * conv1, 256 channels × 11 frames × 1,044,480 px = 5.48 GiB as counted: 3 parts of 4, 4 and 3 frames, the 2nd and
+ * 3rd cat with 2 more: 6 and 5 frames) */
+static void safe_conv_chunks(void **st) {
+    (void)st;
+    vp_arch a = t_arch_of("cogvideox-2b/vae");
+    vp_events e;
+    vp_events_init(&e);
+    int32_t v = vp_ev_cogvideox_decode(&e, &a, 1, 49, 768, 1360, 2.0, 0);
+    assert_true(v >= 0);
+    double px = 768.0 * 1360.0, six = 256.0 * 6.0 * px * 2.0, five = 256.0 * 5.0 * px * 2.0;
+    int found = 0;
+    for (int32_t i = 0; i + 1 < e.n; i++)
+        if ((double)e.ev[i].size == six && (double)e.ev[i + 1].size == five) found++;
+    assert_true(found > 0);
+    vp_events_free(&e);
+}
+
+/* The tiled decode (enable_tiling: tiles of 240 × 360 px at strides of 25 × 36 latent px): 9 tiles, each its own
+ * _decode; allocated 3.77 GiB above the weights (the H100's 4.19 GiB less 0.40 of weights, test_diffusion_h100.c),
+ * where the peak is the last full tile's decode beside the tiles kept for the blend */
+static void tiled_decode(void **st) {
+    (void)st;
+    vp_events e;
+    decode_2b(&e, 1);
+    vp_alloc_conf conf;
+    vp_alloc_conf_default(&conf);
+    vp_reserved r;
+    vp_replay(&e, &conf, 0, &r);
+    print_message("tiled decode: reserved %.2f GiB, allocated %.2f GiB\n", (double)r.peak_reserved / 1073741824.0,
+                  (double)r.peak_alloc / 1073741824.0);
+    assert_true(fabs((double)r.peak_alloc / 1073741824.0 - 3.77) < 0.01);
+    vp_events_free(&e);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 2) g_fixtures = argv[2];
+    const struct CMUnitTest tests[] = {cmocka_unit_test(decode_matches_trace), cmocka_unit_test(safe_conv_chunks),
+                                       cmocka_unit_test(tiled_decode)};
+    return T_RUN("events_vae_cogvideox", tests, argc, argv);
+}
