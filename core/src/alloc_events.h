@@ -208,6 +208,10 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
  * allocated (every other tensor it makes is freed by its end). */
 int32_t vp_ev_cogvideox_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
                                double elem, int tiling);
+/* The Wan 2.1 VAE decode (diffusers' AutoencoderKLWan, or Wan's own flat Decoder3d where arch.d.vae_flat), untiled,
+ * op by op (events_vae_wan.c); returns the decoded (clamped) video, still allocated. */
+int32_t vp_ev_wan21_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
+                           double elem);
 /* One denoising step of HunyuanVideo's official HYVideoDiffusionTransformer under autocast (events_hunyuan.c):
  * img_tokens and text_tokens over the batch; every tensor it allocates is freed by its end. */
 void vp_ev_hunyuan_official_step(vp_events *e, const vp_arch *a, double img_tokens, double text_tokens);

@@ -105,6 +105,15 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
             vp_tensors_dispose(&vids);
             return;
         }
+        if (a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual && !plan->diff.vae_tiling) {
+            /* the Wan 2.1 decode op by op (events_vae_wan.c) */
+            int64_t nb = plan->diff.vae_slicing ? plan->batch : 1, bb = plan->diff.vae_slicing ? 1 : plan->batch;
+            vp_tensors vids = {0};
+            for (int64_t k = 0; k < nb && k < 64; k++) vp_tensors_push(&vids, e, vp_ev_wan21_decode(e, a, bb, f, hh, ww, adt));
+            vp_tensors_release(&vids, e);
+            vp_tensors_dispose(&vids);
+            return;
+        }
         vp_vae_peak pk;
         vp_vae_decode_peak(a, plan->batch, f, hh, ww, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, plan->diff.diffusers, &pk);
         /* the decode's tensors: full-resolution feature maps of the widest channel count at that level */

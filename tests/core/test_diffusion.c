@@ -1557,7 +1557,9 @@ static void published_misses(void **s) {
          * allocated, 8.55 GiB smi (+12.1%; -2.2% if the table is max_memory_allocated in 10^9 B); since the Wan 2.1 decode
          * is walked (vae_wan.c, the H100's diffusers decode within 3%) 10.24 GiB (+34.2%) with diffusers' decoder, which
          * holds each up block's input through its resnets, and 9.67 GiB (+26.7%) with Wan's own flat Decoder3d ("code":
-         * "official", which this row sets).
+         * "official", which this row sets); 12.71 GiB (+66.7%) since the decode runs op by op in the allocator replay
+         * (events_vae_wan.c: the H100's diffusers decode of this very size reserves 12.58 GiB, modelled within 1.1%,
+         * above the table's 8.19 GB for the whole run; what the table measured at the decode is not known).
          * Before the schedule
          * (model offload, the VAE's weights left out): 8.06 GiB (+5.7%). Fits 24 GB */
         {"Wan2.1-T2V-1.3B official generate.py 81x480x832 offload_model t5_cpu (README: 8.19 GB)",

@@ -102,11 +102,13 @@ static const measured rows[] = {
     /* the VAE alone (vae.c cog_call_peak, hand-worked in test_diffusion.c vae_decode_peak; Wan 2.1: vae_wan.c
      * vp_vae_wan21_decode_units, hand-worked in test_wan22.c vae21_decode, -16% before it). The CogVideoX decode's
      * reserved since it runs op by op in the replay (events_vae_cogvideox.c, checked against this record's trace in
-     * test_events_vae_cogvideox.c): untiled -33.3% -> +4.0%, tiled -31.2% -> -1.1% */
+     * test_events_vae_cogvideox.c): untiled -33.3% -> +4.0%, tiled -31.2% -> -1.1%; the Wan 2.1 decode's, op by op
+     * as read from autoencoder_kl_wan.py (events_vae_wan.c, test_events_vae_wan.c): fp32 -24.6% -> +1.1%, bf16
+     * -23.4% -> +4.6% */
     {"vae:wan2.1-t2v-1.3b:fp32:81:480:832:plain", "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832}",
-     REFI("vae", "wan2.1-t2v-1.3b/vae", "fp32"), 0.03, 0},
+     REFI("vae", "wan2.1-t2v-1.3b/vae", "fp32"), 0.03, 0.05},
     {"vae:wan2.1-t2v-1.3b:bf16:81:480:832:plain", "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832}",
-     REFI("vae", "wan2.1-t2v-1.3b/vae", "bf16"), 0.03, 0},
+     REFI("vae", "wan2.1-t2v-1.3b/vae", "bf16"), 0.03, 0.05},
     {"vae:cogvideox-2b:fp16:49:480:720:plain", INFER(""), REFI("vae", "cogvideox-2b/vae", "fp16"), 0.01, 0.05},
     {"vae:cogvideox-2b:fp16:49:480:720:tiling", INFER(",\"diffusion\":{\"vae_tiling\":true}"), REFI("vae", "cogvideox-2b/vae", "fp16"), 0.01, 0.05},
     /* whole pipelines: T5 -> 2 steps with CFG -> decode, with and without offload (model offload, untiled: the decode
@@ -121,14 +123,11 @@ static const measured rows[] = {
 /* what is not reached yet (docs/diffusion.md "What the h100 session measured" and "What the vaeops session did"):
  *  - the reserved memory of the checkpointed 5b LoRA step at batch 4, whose blocks events_cogvideox.c runs op by op:
  *    +8.5% (its rotary embedding's ops are read from embeddings.py, not traced; without them +4.8%);
- *  - the Wan 2.1 decode's reserved (-24%): its allocated bytes are walked (vae_wan.c), its op order is not replayed;
  *  - the pipelines whose reserved peak is a transformer step at inference (the step's tensors are replayed as equal
  *    pieces per block, not op by op): the 5b with model offload and tiling -11.7%, all resident -7.6%; and
  *    sequential offload with tiling +5.7% (the decode's tiles beside the step's cached segments) */
 static const measured bugs[] = {
     {"train:cogvideox-5b:64:4:gc", TRAIN(4), LORA("cogvideox-5b", 64, true), 0.015, 0.05},
-    {"vae:wan2.1-t2v-1.3b:fp32:81:480:832:plain", "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832}",
-     REFI("vae", "wan2.1-t2v-1.3b/vae", "fp32"), 0.03, 0.05},
     {"pipe:cogvideox-5b:bf16:49:480:720:model:tiling", INFER(",\"diffusion\":{\"offload\":\"model\",\"vae_tiling\":true}"), PIPE("cogvideox-5b", "bf16"), 0.03, 0.05},
     {"pipe:cogvideox-2b:fp16:49:480:720:none:plain", INFER(""), PIPE("cogvideox-2b", "fp16"), 0.03, 0.05},
     {"pipe:cogvideox-2b:bf16:49:480:720:sequential:tiling", INFER(",\"diffusion\":{\"offload\":\"sequential\",\"vae_tiling\":true}"), PIPE("cogvideox-2b", "bf16"), 0.03, 0.05},

@@ -1,0 +1,277 @@
+/* events_vae_wan.c: the Wan 2.1 VAE decode (AutoencoderKLWan, is_residual false), op by op, for the allocator replay
+ * (src/diffusers/models/autoencoders/autoencoder_kl_wan.py at 58eb52c0: _decode lines 1187-1210, WanDecoder3d.forward
+ * 879-910, WanUpBlock 762-785, WanResidualBlock 346-386, WanCausalConv3d 166-173, WanRMS_norm 198-206, WanResample
+ * 269-312, WanAttentionBlock 406-431).
+ *
+ * vae_wan.c's vp_vae_wan21_decode_units gives the allocated peak as a sum; this gives the order, which decides the
+ * segments (the H100: 9.26 GiB allocated, 12.58 GiB reserved for 81 × 480 × 832 in fp32). Read from the code with the
+ * rules events_vae_cogvideox.c took from the CogVideoX decode's H100 trace (the same PyTorch ops):
+ *  - a tensor goes when its last reference does: a rebinding, or the function's return (its locals in the order
+ *    they first appear in the code); a list is freed from its end;
+ *  - _decode calls the decoder once per latent frame; every causal conv keeps the last 2 frames of its input in
+ *    _feat_map (cache_x, cloned before the conv, and catted with the old cache's last frame while it has one frame),
+ *    which replaces the old cache after the conv; the first call's upsample3d marks its slot "Rep" and skips time_conv;
+ *  - WanCausalConv3d.forward: torch.cat of the old cache and the input, then F.pad (the cat goes when x is rebound;
+ *    F.pad with all-zero pads, as for the 1×1×1 convs and a time_conv with a 2-frame cache, is a clone), the conv;
+ *  - WanRMS_norm: F.normalize (the norm over channels and its clamp, one channel each, then the division), * scale,
+ *    * gamma, + 0.0 (bias=False is the float 0.0: one more tensor); 16-bit inputs are normalized in fp32 and cast back;
+ *  - F.interpolate / nn.Upsample of a permuted view copies its input after making the output; the Conv2d of the
+ *    resample gets the contiguous upsampled frames;
+ *  - cuDNN's workspace of a 3×3(×3) or (3,1,1) conv: its (padded) input + output + weight; none for the 1×1×1 convs
+ *    (the CogVideoX trace). */
+#include <math.h>
+
+#include "alloc_events.h"
+#include "diffusers.h"
+
+typedef struct {
+    vp_events *e;
+    double elem; /* the decode's dtype */
+    double b;
+    int flat;    /* Wan's own Decoder3d: a level's input goes after its first resnet (vae_wan.c, vae_flat) */
+} wn;
+
+static int32_t t(const wn *x, double c, double f, double px, double elem) {
+    return vp_ev_alloc(x->e, (int64_t)(x->b * c * f * px * elem));
+}
+static int32_t ta(const wn *x, double c, double f, double px) { return t(x, c, f, px, x->elem); }
+static void fr(const wn *x, int32_t id) {
+    if (id >= 0) vp_ev_free(x->e, id);
+}
+
+/* one causal conv slot of _feat_map: its tensor and its frames (0: None, -1: "Rep") */
+typedef struct {
+    int32_t id;
+    double frames;
+} slot;
+
+/* WanRMS_norm.forward of c channels × f frames × px pixels; returns the normalized tensor (the input stays) */
+static int32_t rms(const wn *x, double c, double f, double px) {
+    int32_t up = -1;
+    double e32 = 4.0;
+    if (x->elem < 4.0) up = t(x, c, f, px, e32); /* x.float() */
+    double ne = x->elem < 4.0 ? e32 : x->elem;
+    int32_t nrm = t(x, 1, f, px, ne), cl = t(x, 1, f, px, ne); /* norm(dim=1), clamp_min */
+    fr(x, nrm);
+    int32_t dv = t(x, c, f, px, ne); /* input / denom */
+    fr(x, cl);
+    int32_t normalized = dv;
+    if (up >= 0) {
+        normalized = ta(x, c, f, px); /* .to(x.dtype) */
+        fr(x, dv);
+        fr(x, up);
+    }
+    int32_t s1 = ta(x, c, f, px), s2 = ta(x, c, f, px); /* * scale, * gamma */
+    fr(x, s1);
+    int32_t s3 = ta(x, c, f, px); /* + 0.0 */
+    fr(x, s2);
+    fr(x, normalized);
+    return s3;
+}
+
+/* cache_x for a slot before its conv: the last 2 frames of the input (f of them), catted with the old cache's last
+ * frame while the clone has one and the slot holds a tensor ("Rep": zeros instead) */
+static int32_t cache_clone(const wn *x, const slot *s, double c, double f, double px, double *cf) {
+    double k = f < 2 ? f : 2;
+    int32_t cl = ta(x, c, k, px);
+    *cf = k;
+    if (k < 2 && s->frames != 0) {
+        int32_t z = s->frames < 0 ? ta(x, c, k, px) : -1; /* torch.zeros_like */
+        int32_t cat = ta(x, c, k + 1, px);
+        fr(x, z);
+        fr(x, cl);
+        cl = cat;
+        *cf = k + 1;
+    }
+    return cl;
+}
+
+/* WanCausalConv3d.forward with kernel (kt, 3, 3) or (kt, 1, 1) (sp: spatial padding 1 or 0), the slot's old cache
+ * (frames 0: none); returns the output */
+static int32_t cconv(const wn *x, double cin, double cout, double f, double px, double hh, double ww, int kt, int sp,
+                     double old_frames) {
+    int32_t cat = -1;
+    double tf = f;
+    if (old_frames > 0 && kt > 1) cat = ta(x, cin, old_frames + f, px), tf = old_frames + f;
+    double tpad = kt > 1 ? (double)(kt - 1) - (old_frames > 0 ? old_frames : 0) : 0;
+    if (tpad < 0) tpad = 0;
+    double ppx = sp ? (hh + 2.0) * (ww + 2.0) : px;
+    int32_t pad = ta(x, cin, tf + tpad, ppx); /* F.pad (a clone when every pad is 0) */
+    fr(x, cat);
+    double fo = tf + tpad - (double)(kt - 1);
+    int32_t o = ta(x, cout, fo, px);
+    double kv = (double)kt * (sp ? 9.0 : 1.0);
+    if (kv > 1) fr(x, vp_ev_alloc(x->e, (int64_t)(x->b * (cin * (tf + tpad) * ppx + cout * fo * px) * x->elem + cin * cout * kv * x->elem)));
+    fr(x, pad);
+    return o;
+}
+
+/* a cached 3×3×3 conv: clone, conv, then the slot takes the clone (the old cache goes) */
+static int32_t cached3(const wn *x, slot *s, double cin, double cout, double f, double px, double hh, double ww) {
+    double cf;
+    int32_t cl = cache_clone(x, s, cin, f, px, &cf);
+    int32_t o = cconv(x, cin, cout, f, px, hh, ww, 3, 1, s->frames > 0 ? s->frames : 0);
+    fr(x, s->id);
+    s->id = cl, s->frames = cf;
+    return o;
+}
+
+/* WanResidualBlock.forward; the input stays (its caller holds it) */
+static int32_t resblock(const wn *x, slot *sl, int *si, double cin, double cout, double f, double px, double hh, double ww) {
+    int32_t h = cin != cout ? cconv(x, cin, cout, f, px, hh, ww, 1, 0, 0) : -1; /* conv_shortcut, 1×1×1 */
+    int32_t n1 = rms(x, cin, f, px);
+    int32_t s1 = ta(x, cin, f, px); /* SiLU */
+    fr(x, n1);
+    int32_t o1 = cached3(x, &sl[(*si)++], cin, cout, f, px, hh, ww);
+    fr(x, s1);
+    int32_t n2 = rms(x, cout, f, px);
+    fr(x, o1);
+    int32_t s2 = ta(x, cout, f, px);
+    fr(x, n2);
+    int32_t o2 = cached3(x, &sl[(*si)++], cout, cout, f, px, hh, ww);
+    fr(x, s2);
+    int32_t r = ta(x, cout, f, px); /* x + h */
+    fr(x, o2);
+    fr(x, h);
+    return r;
+}
+
+/* WanAttentionBlock.forward at the latent level (f frames as a batch of images, one head over px positions) */
+static int32_t attention(const wn *x, double c, double f, double px) {
+    int32_t cp = f > 1 ? ta(x, c, f, px) : -1; /* permute + reshape */
+    int32_t n = rms(x, c, f, px);
+    fr(x, cp);
+    int32_t qkv = ta(x, 3 * c, f, px);
+    int32_t cont = ta(x, 3 * c, f, px); /* permute(0, 1, 3, 2).contiguous() */
+    fr(x, qkv);
+    int32_t o = ta(x, c, f, px);                                  /* memory-efficient SDPA (head_dim = c) */
+    int32_t lse = t(x, 1, f, ceil(px / 32.0) * 32.0, 4.0);       /* its logsumexp */
+    fr(x, lse);
+    fr(x, n); /* x rebound to the attention's output */
+    int32_t r = ta(x, c, f, px); /* squeeze, permute, reshape: a copy */
+    fr(x, o);
+    int32_t pj = ta(x, c, f, px); /* proj */
+    fr(x, r);
+    int32_t sum = ta(x, c, f, px); /* + identity */
+    fr(x, pj);
+    fr(x, cont);
+    return sum;
+}
+
+/* WanResample.forward, upsample3d (temporal) or upsample2d; c channels in, c / 2 out at 4 px; *f doubles when the
+ * time conv runs */
+static int32_t resample(const wn *x, slot *s, double c, double *f, double px, double hh, double ww, int temporal) {
+    int32_t xt = -1;
+    if (temporal) {
+        if (s->frames == 0) {
+            s->frames = -1; /* "Rep" */
+        } else {
+            double cf;
+            int32_t cl = cache_clone(x, s, c, *f, px, &cf);
+            /* time_conv (3, 1, 1): "Rep" pads 2 zero frames; a cache of 2 frames leaves every pad 0 (F.pad clones) */
+            int32_t o = cconv(x, c, 2 * c, *f, px, hh, ww, 3, 0, s->frames > 0 ? s->frames : 0);
+            fr(x, s->frames > 0 ? s->id : -1);
+            s->id = cl, s->frames = cf;
+            xt = ta(x, 2 * c, *f, px); /* torch.stack of the two halves */
+            fr(x, o);
+            *f *= 2;
+        }
+    }
+    /* permute + reshape to (b t, c, h, w): a view for one video; nn.Upsample of it (fp32 first for 16-bit) */
+    int32_t up32 = x->elem < 4.0 ? t(x, c, *f, px, 4.0) : -1;
+    int32_t it = t(x, c, *f, 4 * px, 4.0);
+    if (*f > 1 || x->b > 1) fr(x, t(x, c, *f, px, 4.0)); /* the non-contiguous input's copy */
+    fr(x, up32);
+    if (x->elem < 4.0) {
+        int32_t back = ta(x, c, *f, 4 * px); /* .type_as(x) */
+        fr(x, it);
+        it = back;
+    }
+    int32_t o = ta(x, c / 2, *f, 4 * px);
+    fr(x, vp_ev_alloc(x->e, (int64_t)(x->b * (c + c / 2) * *f * 4 * px * x->elem + c * (c / 2) * 9 * x->elem)));
+    fr(x, it);
+    fr(x, xt);
+    (void)hh, (void)ww;
+    return o;
+}
+
+/* one WanDecoder3d call over one latent frame; returns its output (3 channels, f frames at full resolution) */
+static int32_t decoder_call(const wn *x, const vp_arch *a, slot *sl, double lh, double lw, double *f_out) {
+    int n = a->d.levels;
+    int64_t dd[8] = {0};
+    vp_vae_wan_dec_dims(a, dd);
+    int si = 0;
+    double L = (double)a->d.latent_ch, f = 1, hh = lh, ww = lw, px = lh * lw;
+    int32_t h = cached3(x, &sl[si++], L, (double)dd[0], f, px, hh, ww); /* conv_in (the slice's view stays z's) */
+    /* the mid block: resnet, attention, resnet */
+    int32_t r0 = resblock(x, sl, &si, (double)dd[0], (double)dd[0], f, px, hh, ww);
+    int32_t at = attention(x, (double)dd[0], f, px);
+    fr(x, r0);
+    int32_t r1 = resblock(x, sl, &si, (double)dd[0], (double)dd[0], f, px, hh, ww);
+    fr(x, at);
+    fr(x, h); /* the decoder's x, rebound when the mid block returns */
+    h = r1;
+    for (int i = 0; i < n; i++) {
+        double cin = (double)dd[i] / (i > 0 ? 2.0 : 1.0), cout = (double)dd[i + 1];
+        int32_t bin = h, cur = h;
+        for (int r = 0; r <= a->d.layers_per_block; r++) {
+            int32_t nx = resblock(x, sl, &si, r == 0 ? cin : cout, cout, f, px, hh, ww);
+            if (r > 0 || x->flat) fr(x, cur); /* diffusers: the block input stays with the decoder's x */
+            cur = nx;
+        }
+        if (i < n - 1) {
+            int32_t u = resample(x, &sl[si++], cout, &f, px, hh, ww, a->d.vae_tup >> i & 1);
+            fr(x, cur);
+            cur = u;
+            px *= 4, hh *= 2, ww *= 2;
+        }
+        if (!x->flat) fr(x, bin);
+        h = cur;
+    }
+    double c0 = (double)dd[n];
+    int32_t no = rms(x, c0, f, px);
+    fr(x, h);
+    int32_t s = ta(x, c0, f, px);
+    fr(x, no);
+    int32_t o = cached3(x, &sl[si++], c0, 3, f, px, hh, ww);
+    fr(x, s);
+    *f_out = f;
+    return o;
+}
+
+int32_t vp_ev_wan21_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
+                           double elem) {
+    wn x = {e, elem, (double)(batch > 0 ? batch : 1), a->d.vae_flat};
+    int64_t T = a->d.temporal > 0 ? a->d.temporal : 1, s = a->d.spatial > 0 ? a->d.spatial : 8;
+    int64_t lat = (frames - 1) / T + 1;
+    double lh = (double)(height / s), lw = (double)(width / s), L = (double)a->d.latent_ch;
+    slot sl[160];
+    for (int i = 0; i < 160; i++) sl[i].id = -1, sl[i].frames = 0;
+    /* post_quant_conv, 1×1×1: F.pad's clone, the conv */
+    int32_t pc = ta(&x, L, (double)lat, lh * lw);
+    int32_t z = ta(&x, L, (double)lat, lh * lw);
+    fr(&x, pc);
+    int32_t out = -1, out_ = -1;
+    double total = 0;
+    for (int64_t i = 0; i < lat && i < 4096; i++) {
+        double fo;
+        int32_t o = decoder_call(&x, a, sl, lh, lw, &fo);
+        if (i == 0) {
+            out = o;
+        } else {
+            fr(&x, out_); /* the previous call's out_ goes when the name is rebound */
+            out_ = o;
+            int32_t cat = t(&x, 3, total + fo, (double)height * (double)width, elem); /* torch.cat([out, out_], 2) */
+            fr(&x, out);
+            out = cat;
+        }
+        total += fo;
+    }
+    int32_t cl = t(&x, 3, total, (double)height * (double)width, elem); /* torch.clamp */
+    fr(&x, out);
+    for (int i = 159; i >= 0; i--) /* clear_cache: the old _feat_map list, from its end */
+        if (sl[i].frames > 0) fr(&x, sl[i].id);
+    fr(&x, z); /* the locals at return: x (post_quant_conv's), then out_ */
+    fr(&x, out_);
+    return cl;
+}

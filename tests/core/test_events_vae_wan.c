@@ -1,0 +1,105 @@
+/* test_events_vae_wan.c: the Wan 2.1 VAE decode op by op (core/src/events_vae_wan.c), against hand-worked tensors of
+ * diffusers' autoencoder_kl_wan.py (58eb52c0) and the H100 record of the same decode
+ * (tests/groundtruth/h100-2026-11-24-diffusion/diffusion.jsonl, case vae:wan2.1-t2v-1.3b:fp32:81:480:832:plain:
+ * peak_alloc 9,940,826,624 B, peak_reserved 13,503,561,728 B, the 507,570,124 B of fp32 weights among them). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_events.h"
+#include "plan.h"
+#include "vp_test.h"
+#include "t_arch.h"
+
+/* the events' allocation sizes, in order */
+static int64_t *allocs(const vp_events *e, int *n) {
+    int64_t *s = malloc((size_t)(e->n > 0 ? e->n : 1) * sizeof *s);
+    assert_non_null(s);
+    *n = 0;
+    for (int32_t i = 0; i < e->n; i++)
+        if (e->ev[i].size > 0) s[(*n)++] = (int64_t)e->ev[i].size;
+    return s;
+}
+
+/* whether want[0..k) occurs in s as consecutive allocations */
+static int has_run(const int64_t *s, int n, const int64_t *want, int k) {
+    for (int i = 0; i + k <= n; i++) {
+        int ok = 1;
+        for (int j = 0; j < k && ok; j++) ok = s[i + j] == want[j];
+        if (ok) return 1;
+    }
+    return 0;
+}
+
+/* Two latent frames of 4 × 4 (5 × 32 × 32 px), fp32. The mid block's first resnet (384 channels, 16 positions) in the
+ * second call: WanResidualBlock.forward clones the SiLU output's last frame (384 × 1 × 16 × 4 = 24,576 B) and, its
+ * slot holding the first call's one frame, catches it up to two (49,152); WanCausalConv3d.forward cats the old cache's
+ * frame with the input (49,152), pads one zero frame and one pixel each side (384 × 3 × 6 × 6 × 4 = 165,888), convolves
+ * (24,576 out) with cuDNN's workspace: input + output + weight (165,888 + 24,576 + 384 × 384 × 27 × 4 = 16,115,712).
+ * The first call's is the same without the old cache: a one-frame clone, then F.pad of two zero frames (165,888). */
+static void mid_resnet_conv(void **st) {
+    (void)st;
+    vp_arch a = t_arch_of("wan2.1-t2v-1.3b/vae");
+    vp_events e;
+    vp_events_init(&e);
+    assert_true(vp_ev_wan21_decode(&e, &a, 1, 5, 32, 32, 4.0) >= 0);
+    int n;
+    int64_t *s = allocs(&e, &n);
+    const int64_t ws = 165888 + 24576 + 384LL * 384 * 27 * 4;
+    const int64_t call2[] = {24576, 49152, 49152, 165888, 24576, ws};
+    const int64_t call1[] = {24576, 165888, 24576, ws};
+    assert_true(has_run(s, n, call1, 4));
+    assert_true(has_run(s, n, call2, 6));
+    free(s);
+    vp_events_free(&e);
+}
+
+/* The first upsample3d (up block 0, 384 channels at 4 × 4) in the second call: time_conv on its "Rep" slot clones the
+ * one frame (24,576 B), cats zeros_like of it (24,576) into two (49,152), pads two zero frames in time only
+ * (384 × 3 × 16 × 4 = 73,728) and convolves to 768 channels (49,152 out); torch.stack of the halves (49,152); then the
+ * two frames, a permuted view, are upsampled: nearest-exact output (384 × 2 × 64 × 4 = 196,608) and the copy of its
+ * input (49,152), and the Conv2d to 192 channels (98,304) */
+static void upsample3d_second_call(void **st) {
+    (void)st;
+    vp_arch a = t_arch_of("wan2.1-t2v-1.3b/vae");
+    vp_events e;
+    vp_events_init(&e);
+    assert_true(vp_ev_wan21_decode(&e, &a, 1, 5, 32, 32, 4.0) >= 0);
+    int n;
+    int64_t *s = allocs(&e, &n);
+    const int64_t tc[] = {24576, 24576, 49152, 73728, 49152};
+    assert_true(has_run(s, n, tc, 5));
+    const int64_t up[] = {49152, 196608, 49152, 98304};
+    assert_true(has_run(s, n, up, 4));
+    free(s);
+    vp_events_free(&e);
+}
+
+/* The H100's decode of 81 × 480 × 832 in fp32 (21 latent frames of 60 × 104): the replay from an empty cache, above
+ * the weights, against the record less its 507,570,124 B of weights: allocated 9,433,256,500 B (8.785 GiB), reserved
+ * 12,995,991,604 B or more (the weights' segments are rounded up: 12.10 GiB at most). The walk of vae_wan.c gives the
+ * allocated peak as +2.3% of the record; the replay's -0.3% */
+static void h100_decode(void **st) {
+    (void)st;
+    vp_arch a = t_arch_of("wan2.1-t2v-1.3b/vae");
+    vp_events e;
+    vp_events_init(&e);
+    assert_true(vp_ev_wan21_decode(&e, &a, 1, 81, 480, 832, 4.0) >= 0);
+    vp_alloc_conf conf;
+    vp_alloc_conf_default(&conf);
+    vp_reserved r;
+    vp_replay(&e, &conf, 0, &r);
+    double alloc = (double)r.peak_alloc, res = (double)r.peak_reserved;
+    print_message("wan decode: allocated %.3f GiB (record %.3f), reserved %.3f GiB (record %.3f)\n", alloc / 1073741824.0,
+                  9433256500.0 / 1073741824.0, res / 1073741824.0, 12995991604.0 / 1073741824.0);
+    assert_true(fabs(alloc / 9433256500.0 - 1.0) < 0.01);
+    assert_true(fabs(res / 12995991604.0 - 1.0) < 0.05);
+    vp_events_free(&e);
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(mid_resnet_conv), cmocka_unit_test(upsample3d_second_call),
+                                       cmocka_unit_test(h100_decode)};
+    return T_RUN("events_vae_wan", tests, argc, argv);
+}
