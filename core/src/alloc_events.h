@@ -183,6 +183,9 @@ typedef struct {
 typedef struct {
     int32_t cast, normed, loss; /* norm_final's saved fp32 input and output; the loss's fp32 tensor freed by its backward */
 } vp_cog_head;
+/* One transformer forward at inference, op by op (the pipeline's denoising step; d's tokens include classifier-free
+ * guidance's doubled batch, rank 0); every tensor it makes is freed by its end. */
+void vp_ev_cog_transformer_infer(vp_events *e, const vp_cog_dims *d, int64_t blocks);
 /* The patch embedding's output (the first block's inputs are its views), kept to the end of the backward. */
 int32_t vp_ev_cog_embed(vp_events *e, const vp_cog_dims *d);
 /* One checkpointed block's forward: *h and *enc are its video and text inputs (not freed: the checkpoint keeps them),

@@ -18,7 +18,7 @@
  * A program is a string of tokens: a size class (table below) allocates the program's next tensor; "-N" frees its
  * N-th tensor (from 0); "-h" / "-e" free the block's video / text input; "rN" applies the rotary embedding to tensor
  * N (CogVideoX-5b, use_rotary_positional_embeddings), "bN" runs its backward on the gradient tensor N, which it
- * replaces. */
+ * replaces, "iN" applies it at inference (16-bit, no autocast). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +94,26 @@ static int32_t rope_backward(prog_state *p, int32_t g) {
     return res;
 }
 
+/* apply_rotary_emb at inference (embeddings.py lines 1223-1232, no autocast: x is the 16-bit q or k slice, V bytes):
+ * -x_imag (half of V), the stack (x_rotated, kept to the function's end), x.float() (Vf, a temporary of the product),
+ * x * cos, x_rotated.float(), * sin, the sum, .to(x.dtype) (V), which is copied into the slice in place and goes. */
+static void rope_infer(prog_state *p) {
+    double v = p->sz[C_V], vf = p->sz[C_VF];
+    int32_t neg = al(p->e, v / 2.0), st = al(p->e, v);
+    vp_ev_free(p->e, neg);
+    int32_t xf = al(p->e, vf), xc = al(p->e, vf);
+    vp_ev_free(p->e, xf);
+    int32_t rf = al(p->e, vf), xs = al(p->e, vf);
+    vp_ev_free(p->e, rf);
+    int32_t sum = al(p->e, vf);
+    vp_ev_free(p->e, xc);
+    vp_ev_free(p->e, xs);
+    int32_t out = al(p->e, v);
+    vp_ev_free(p->e, sum);
+    vp_ev_free(p->e, st);
+    vp_ev_free(p->e, out);
+}
+
 /* Runs a program; in_h / in_e: the block's inputs (-1: none, or views that are not freed). */
 static void run(prog_state *p, const char *prog, int32_t in_h, int32_t in_e) {
     const char *s = prog;
@@ -105,7 +125,7 @@ static void run(prog_state *p, const char *prog, int32_t in_h, int32_t in_e) {
         size_t len = (size_t)(s - t);
         if (t[0] == '-' && len == 2 && (t[1] == 'h' || t[1] == 'e')) {
             vp_ev_free(p->e, t[1] == 'h' ? in_h : in_e);
-        } else if (t[0] == '-' || t[0] == 'r' || t[0] == 'b') {
+        } else if (t[0] == '-' || t[0] == 'r' || t[0] == 'b' || t[0] == 'i') {
             int k = atoi(t + 1);
             if (k < 0 || k >= p->n) continue; /* a program's own numbering: cannot happen with the tables below */
             if (t[0] == '-') {
@@ -113,6 +133,8 @@ static void run(prog_state *p, const char *prog, int32_t in_h, int32_t in_e) {
                 p->slot[k] = -1;
             } else if (p->d->rotary && t[0] == 'r') {
                 rope_forward(p);
+            } else if (p->d->rotary && t[0] == 'i') {
+                rope_infer(p);
             } else if (p->d->rotary) {
                 p->slot[k] = rope_backward(p, p->slot[k]);
             }
@@ -195,6 +217,48 @@ static void start(prog_state *p, vp_events *e, const vp_cog_dims *d) {
     "J -97 J -100 J L -26 -103 J -25 -104 Jf -105 J -91 Jf -107 -108 J L -19 -109 J -18 -110 Jf -111 -112 J -101 "    \
     "Jf -113 -114 J L -12 -115 J -11 -116 Jf -117 -118 J -102 Jf -119 -120 "                                          \
     "Tf Tf -4 -121 T -122 -123 Vf -106 Vf -0 -124 -h -e V -125 -126 "
+
+/* The block at inference (the pipeline's denoising step: no autocast, 16-bit weights, no graph), read from the same
+ * code as COG_FORWARD with the trace's rules for the ops it shares (events_vae_cogvideox.c states them): the locals go
+ * at the function's return in the order they first appear, a rebinding frees what only it held. */
+#define COG_INFER                                                                                                     \
+    /* 0-5 norm1: layer_norm, * (1 + scale), + shift; video then text */                                             \
+    "V V -0 V -1 T T -3 T -4 "                                                                                        \
+    /* 6 the processor's torch.cat([text, video]); 7-9 to_q, to_k, to_v; 10-13 norm_q on the transposed view: its   \
+     * contiguous copy, the output, mean and rstd (to_q's output goes with the rebinding); 14-17 norm_k */          \
+    "J J J J J J S S -10 -12 -13 -7 J J S S -14 -16 -17 -8 "                                                          \
+    /* the rotary embedding (5b) on the video slices of q and k, in place */                                         \
+    "i11 i15 "                                                                                                        \
+    /* 18-19 SDPA's output and log-sum-exp (the cat goes with the rebinding); 20 transpose + reshape; 21 to_out.0;   \
+     * query, key and value go at the processor's return */                                                           \
+    "J S -19 -6 J -18 J -20 -11 -15 -9 "                                                                              \
+    /* 22-25 the gated residual sums (cogvideox_transformer_3d.py 142-143) */                                        \
+    "V V -22 T T -24 "                                                                                                \
+    /* 26-31 norm2, whose outputs rebind norm1's; 32 the feed-forward's torch.cat (norm2's video goes); 33-35        \
+     * FeedForward: proj, gelu, the second Linear; 36-39 the residual sums (lines 154-155), the attention's sums go;  \
+     * at the block's return the cat, norm2's text, to_out's output and ff_output; then the caller's inputs */       \
+    "V V -26 V -27 T T -29 T -30 -2 -5 J -28 F F -33 J -34 V V -36 -23 T T -38 -25 -32 -31 -21 -35 -h -e"
+
+/* One CogVideoXTransformer3DModel forward at inference (cogvideox_transformer_3d.py forward: patch_embed, the blocks,
+ * norm_final, norm_out, proj_out, the unpatchify copy), then the pipeline's noise_pred.float(); every tensor it makes
+ * is freed by its end. */
+void vp_ev_cog_transformer_infer(vp_events *e, const vp_cog_dims *d, int64_t blocks) {
+    prog_state p;
+    start(&p, e, d);
+    /* CogVideoXPatchEmbed: text_proj, the patch Conv2d, its flatten copy, the cat (+ the sincos positions: 2b) */
+    run(&p, d->rotary ? "T V V -1 J -0 -2" : "T V V -1 J J -3 -0 -2", -1, -1);
+    int32_t h = p.slot[p.n - 1], enc = -1; /* the first block's inputs are views of the embedding */
+    for (int64_t b = 0; b < blocks && b < 4096; b++) {
+        start(&p, e, d);
+        run(&p, COG_INFER, h, enc);
+        h = p.n > 37 ? p.slot[37] : -1;
+        enc = p.n > 39 ? p.slot[39] : -1;
+    }
+    start(&p, e, d);
+    /* 0 norm_final (the last block's video output goes), 1-3 norm_out, 4 proj_out, 5 the unpatchify copy; at the
+     * return proj_out's output and the text stream; 6 the pipeline's .float() */
+    run(&p, "V -h V V -1 V -2 -0 P -3 P -4 -e Pf -5 -6", h, enc);
+}
 
 void vp_ev_cog_block(vp_events *e, const vp_cog_dims *d, int32_t *h, int32_t *enc) {
     prog_state p;

@@ -83,6 +83,20 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
             for (int k = 0; k < 2; k++) vp_ev_hunyuan_official_step(e, a, BT - S, S);
             return;
         }
+        if (a->dclass == VP_DC_COGVIDEOX && a->d.patch_t == 1 && a->d.joint && a->heads > 0 && a->patch_size > 0 &&
+            vp_dtype_bytes(vp_act_dtype(c->in)) == 2 && vp_dtype_bytes(vp_param_dtype(c->in)) == 2 &&
+            c->in->quant == VP_QUANT_NONE && T > (double)a->d.text_len && c->in->group_offload == VP_GROUP_OFFLOAD_NONE &&
+            plan->diff.offload != VP_DIFF_OFFLOAD_SEQUENTIAL) {
+            /* CogVideoX 1.0 in 16 bits with its weights resident: each step's transformer forward op by op
+             * (events_cogvideox.c). Under sequential or group offloading the weights stream in per module between
+             * these ops (accelerate's AlignDevicesHook, diffusers' group hooks), which the program does not
+             * interleave: there the step keeps the pieces below */
+            double cb = (double)vp_dit_cfg_batch(a, plan->batch, plan->diff.cfg), tt = cb * (double)a->d.text_len;
+            vp_cog_dims d = {BT - tt, tt, (double)a->hidden, (double)a->inter, (double)a->heads, 0,
+                             (double)(a->patch_size * a->patch_size * a->out_channels), a->d.rotary};
+            for (int k = 0; k < 2; k++) vp_ev_cog_transformer_infer(e, &d, a->layers);
+            return;
+        }
         /* diffusers 0.32 HunyuanVideo: the (B, N, N) bool mask for the whole call, and the additive bias SDPA makes
          * of it in each block beside q, k, v (timeline_diffusion.c) */
         double dm = vp_dit_dense_mask_per_token(plan, a);

@@ -668,8 +668,11 @@ static void offload_empty_cache(void **s) {
     assert_u64_equal(now->peak_alloc_bytes, old->peak_alloc_bytes);
     /* 0.33: T5's segments stay beside the transformer: more than 2 GiB reserved above the allocated peak */
     assert_true(old->peak_reserved_bytes > now->peak_alloc_bytes + (2ULL << 30));
-    /* >= 0.34: each component starts from an empty cache; what is left is the step's own slack */
-    assert_true(now->peak_reserved_bytes < now->peak_alloc_bytes + (3ULL << 29));
+    /* >= 0.34: each component starts from an empty cache; what is left is the step's own slack, the transformer's
+     * forward replayed op by op (events_cogvideox.c): 2.13 GiB, where the H100 measured 2.06 (15.13 GiB reserved for
+     * 13.07 allocated, tests/groundtruth/h100-2026-11-24-diffusion, pipe:cogvideox-5b:bf16:49:480:720:model:tiling) */
+    assert_true(now->peak_reserved_bytes < now->peak_alloc_bytes + (5ULL << 29));
+    assert_true(now->peak_reserved_bytes > now->peak_alloc_bytes + (3ULL << 29));
     assert_true(now->peak_reserved_bytes < old->peak_reserved_bytes);
 }
 
@@ -1117,6 +1120,18 @@ static void published_within_10(void **s) {
         {"HunyuanVideo 720x1280x129f inference (official README: 60G)",
          "{\"mode\":\"infer\",\"batch\":1,\"frames\":129,\"height\":720,\"width\":1280,\"diffusion\":{\"vae_tiling\":true,\"offload\":\"sequential\",\"code\":\"official\"}}",
          HY_OFFICIAL, "smi", 60.0, 0, 1},
+        /* THUDM CogVideoX README of 27 Aug 2024 (commit 6d7f6e8; diffusers 0.30.1 / accelerate 0.33): CogVideoX-5b BF16 with
+         * enable_model_cpu_offload and vae.enable_tiling, "20.7GB" as nvidia-smi reads it; accelerate < 0.34 does not
+         * empty the cache when the next component's hook offloads the previous one (hooks.py CpuOffload.pre_forward
+         * gained clear_device_cache() in accelerate PR #2994, v0.34.0), so T5's freed segments stay reserved (offload_empty_cache false). With the 0.30.1 decode the
+         * prediction is 17.04 GiB (-11.6%; today's decode gives 17.79, -7.7%): the tiles' decode is the reserved peak
+         * above T5's cached segments, and the same decode reaches the sequential-offload figure within 10%. 17.97 GiB (-6.8%)
+         * since each step's transformer forward runs op by op in the allocator replay (events_cogvideox.c, as the H100
+         * measured the same pipeline under today's diffusers: 15.13 GiB reserved for 13.07 allocated, modelled +1.8%):
+         * the step's 0.2-0.9 GB tensors leave holes the tiles' decode does not fill */
+        {"CogVideoX-5b BF16 model offload + VAE tiling (THUDM README: 20.7 GB)",
+         "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720,\"diffusion\":{\"diffusers\":\"0.30\",\"offload\":\"model\",\"offload_empty_cache\":false,\"vae_tiling\":true}}",
+         pipeline_instances("cogvideox-5b", "bf16", 1, 0, 0), "smi", 20.7e9 / 1073741824.0, 1, 1},
         /* THUDM CogVideoX README of 29 Aug 2024 (commit 29642ad, "update readme with gpu memory cost"; diffusers 0.30.1,
          * whose VAE decode is modelled by "diffusers": "0.30"): CogVideoX-5b with all optimizations
          * (enable_sequential_cpu_offload, vae slicing and tiling), "diffusers BF16: starting from 5GB" (nvidia-smi, GB);
@@ -1490,15 +1505,6 @@ static void thudm_deepspeed_sft(void **s) {
 static void published_misses(void **s) {
     (void)s;
     const published ps[] = {
-        /* THUDM CogVideoX README of 27 Aug 2024 (commit 6d7f6e8; diffusers 0.30.1 / accelerate 0.33): CogVideoX-5b BF16 with
-         * enable_model_cpu_offload and vae.enable_tiling, "20.7GB" as nvidia-smi reads it; accelerate < 0.34 does not
-         * empty the cache when the next component's hook offloads the previous one (hooks.py CpuOffload.pre_forward
-         * gained clear_device_cache() in accelerate PR #2994, v0.34.0), so T5's freed segments stay reserved (offload_empty_cache false). With the 0.30.1 decode the
-         * prediction is 17.04 GiB (-11.6%; today's decode gives 17.79, -7.7%): the tiles' decode is the reserved peak
-         * above T5's cached segments, and the same decode reaches the sequential-offload figure within 10% */
-        {"CogVideoX-5b BF16 model offload + VAE tiling (THUDM README: 20.7 GB)",
-         "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720,\"diffusion\":{\"diffusers\":\"0.30\",\"offload\":\"model\",\"offload_empty_cache\":false,\"vae_tiling\":true}}",
-         pipeline_instances("cogvideox-5b", "bf16", 1, 0, 0), "smi", 20.7e9 / 1073741824.0, 1, 1},
         /* THUDM README of 27 Aug 2024 (6d7f6e8, diffusers 0.30.1): CogVideoX-2b FP16 with enable_model_cpu_offload and
          * vae.enable_tiling, "12.5GB*" (nvidia-smi). 14.48 GiB (+24.3%) with accelerate 0.33 and T5's fp32 wo (t5_wo_fp32):
          * T5's 10.75 GiB of freed segments stay cached and the transformer step's 130-521 MiB temporaries and the tiles'

@@ -317,6 +317,32 @@ static void step_fragments_as_traced(void **st) {
     vp_registry_free(reg);
 }
 
+/* The denoising step's transformer forward at inference (COG_INFER): CogVideoX-2b under classifier-free guidance at
+ * 49 × 480 × 720 (batch 2: V = 2 × 17,550 × 1920 × 2 = 134,784,000 B, T = 2 × 226 × 1920 × 2 = 1,735,680,
+ * J = V + T = 136,519,680, F = 2 × 17,776 × 7680 × 2 = 546,078,720). The most a block holds is at the feed-forward's
+ * gelu: the block's inputs (the embedding, J), the attention's gated sums (V, T), to_out's output (J, its two views
+ * kept to the block's return), norm2's text output (T), the feed-forward's cat (J), proj's output and gelu's (2 F):
+ * 3 J + V + 2 T + 2 F = 1,639,971,840 B; the embedding, the other 29 blocks and the head hold less. With the rotary
+ * embedding (5b) the same block adds its fp32 transients, below that peak there. */
+static void infer_block_peak(void **st) {
+    (void)st;
+    const vp_cog_dims d = {2.0 * 17550, 2.0 * 226, 1920, 7680, 30, 0, 64, 0};
+    vp_events e;
+    vp_events_init(&e);
+    vp_ev_cog_transformer_infer(&e, &d, 30);
+    assert_false(e.failed);
+    /* the bytes the program holds at its most (the tensors' own sizes, before the allocator's rounding), and every
+     * tensor it makes freed by its end */
+    int64_t live = 0, peak = 0;
+    for (int32_t i = 0; i < e.n; i++) {
+        live += e.ev[i].size > 0 ? (int64_t)e.ev[i].size : e.ev[i].id >= 0 ? -(int64_t)e.ev[e.ev[i].id].size : 0;
+        if (live > peak) peak = live;
+    }
+    assert_int_equal(peak, 1639971840LL);
+    assert_int_equal(live, 0);
+    vp_events_free(&e);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_fixtures = argv[2];
     const struct CMUnitTest tests[] = {
@@ -324,6 +350,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(outside_blocks_match_trace),
         cmocka_unit_test(rotary_adds_transients),
         cmocka_unit_test(step_fragments_as_traced),
+        cmocka_unit_test(infer_block_peak),
     };
     return T_RUN("events_cogvideox", tests, argc, argv);
 }
