@@ -88,9 +88,9 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
             c->in->quant == VP_QUANT_NONE && T > (double)a->d.text_len && c->in->group_offload == VP_GROUP_OFFLOAD_NONE &&
             plan->diff.offload != VP_DIFF_OFFLOAD_SEQUENTIAL) {
             /* CogVideoX 1.0 in 16 bits with its weights resident: each step's transformer forward op by op
-             * (events_cogvideox.c). Under sequential or group offloading the weights stream in per module between
-             * these ops (accelerate's AlignDevicesHook, diffusers' group hooks), which the program does not
-             * interleave: there the step keeps the pieces below */
+             * (events_cogvideox.c). Under sequential or group offloading the step keeps the pieces below: with the
+             * program there (and each Linear's weight streamed around its forward, as accelerate's AlignDevicesHook
+             * does) the H100's sequential pipeline went from +5.7% to +10.5% reserved (docs/diffusion.md, vaeops) */
             double cb = (double)vp_dit_cfg_batch(a, plan->batch, plan->diff.cfg), tt = cb * (double)a->d.text_len;
             vp_cog_dims d = {BT - tt, tt, (double)a->hidden, (double)a->inter, (double)a->heads, 0,
                              (double)(a->patch_size * a->patch_size * a->out_channels), a->d.rotary};
