@@ -42,6 +42,12 @@ int32_t vp_ev_alloc(vp_events *e, int64_t bytes) {
     return push(e, (uint64_t)bytes, id) ? id : -1;
 }
 
+int32_t vp_ev_alloc_bytes(vp_events *e, double bytes) {
+    if (!(bytes >= 1.0)) return -1;   /* also NaN */
+    if (bytes > 4.6e18) bytes = 4.6e18; /* below INT64_MAX: the conversion stays defined */
+    return vp_ev_alloc(e, (int64_t)bytes);
+}
+
 void vp_ev_free(vp_events *e, int32_t id) {
     if (id >= 0) push(e, 0, id);
 }

@@ -33,6 +33,8 @@ void vp_events_init(vp_events *e);
 void vp_events_free(vp_events *e);
 /* Allocate a tensor of `bytes` (nothing when bytes <= 0: returns -1). */
 int32_t vp_ev_alloc(vp_events *e, int64_t bytes);
+/* The same from a size computed in doubles (shapes multiplied out): below 1 B (or NaN) nothing; clamped to 2^62. */
+int32_t vp_ev_alloc_bytes(vp_events *e, double bytes);
 void vp_ev_free(vp_events *e, int32_t id);
 /* torch.cuda.empty_cache(): an event of size 0 with this id (the replay frees every cached segment). */
 #define VP_EV_EMPTY_CACHE (-2)
@@ -211,6 +213,10 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
  * allocated (every other tensor it makes is freed by its end). */
 int32_t vp_ev_cogvideox_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
                                double elem, int tiling);
+/* Decoder calls that decode makes (calls per tile × tiles): the op-by-op programs run up to VP_EV_DECODE_CALLS of them
+ * (a few hundred events each), beyond which the caller replays the decode in pieces. */
+#define VP_EV_DECODE_CALLS 400
+double vp_ev_cogvideox_decode_calls(const vp_arch *a, int64_t frames, int64_t height, int64_t width, int tiling);
 /* The Wan 2.1 VAE decode (diffusers' AutoencoderKLWan, or Wan's own flat Decoder3d where arch.d.vae_flat), untiled,
  * op by op (events_vae_wan.c); returns the decoded (clamped) video, still allocated. */
 int32_t vp_ev_wan21_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,

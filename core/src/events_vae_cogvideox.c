@@ -31,7 +31,7 @@ typedef struct {
     vp_tensors *cache; /* the running call's conv caches, in dict order */
 } cg;
 
-static int32_t t(const cg *x, double c, double f, double px) { return vp_ev_alloc(x->e, (int64_t)(x->b * c * f * px * x->elem)); }
+static int32_t t(const cg *x, double c, double f, double px) { return vp_ev_alloc_bytes(x->e, x->b * c * f * px * x->elem); }
 static void fr(const cg *x, int32_t id) {
     if (id >= 0) vp_ev_free(x->e, id);
 }
@@ -51,7 +51,8 @@ static int32_t conv(const cg *x, double cin, double cout, double fin, double fou
     /* CogVideoXSafeConv3d.forward (lines 41-64): memory_count = numel * 2 / 1024**3 */
     double mc = x->b * cin * fin * px * 2.0 / 1073741824.0;
     if (mc > 2.0 && fin > 1) {
-        int parts = (int)(mc / 2.0) + 1;
+        double parts = floor(mc / 2.0) + 1.0; /* int(memory_count / 2) + 1; torch.chunk makes at most fin of them */
+        if (parts > fin) parts = fin;
         double cs = ceil(fin / parts); /* torch.chunk along time */
         int n = (int)ceil(fin / cs);
         int32_t in[64], out[64];
@@ -65,7 +66,7 @@ static int32_t conv(const cg *x, double cin, double cout, double fin, double fou
         for (int i = 0; i < n; i++) {
             double len = (i < n - 1 ? cs : fin - cs * (n - 1)) + (i > 0 ? halo : 0.0), fo = len - halo;
             out[i] = t(x, cout, fo, px);
-            if (kv > 1) fr(x, vp_ev_alloc(x->e, (int64_t)(x->b * (cin * len + cout * fo) * px * x->elem + cin * cout * kv * x->elem)));
+            if (kv > 1) fr(x, vp_ev_alloc_bytes(x->e, x->b * (cin * len + cout * fo) * px * x->elem + cin * cout * kv * x->elem));
             total += fo;
         }
         int32_t o = t(x, cout, total, px); /* torch.cat(output_chunks) */
@@ -77,7 +78,7 @@ static int32_t conv(const cg *x, double cin, double cout, double fin, double fou
     int32_t cp = contig_in ? -1 : t(x, cin, fin, px);
     int32_t o = t(x, cout, fout, px);
     /* cuDNN's workspace: transposed input and output, and the weight (trace: 17,452,800 + 442,368 B for conv_in) */
-    if (kv > 1) fr(x, vp_ev_alloc(x->e, (int64_t)(x->b * (cin * fin + cout * fout) * px * x->elem + cin * cout * kv * x->elem)));
+    if (kv > 1) fr(x, vp_ev_alloc_bytes(x->e, x->b * (cin * fin + cout * fout) * px * x->elem + cin * cout * kv * x->elem));
     fr(x, cp);
     return o;
 }
@@ -249,6 +250,17 @@ static int32_t decode_frames(cg *x, const vp_arch *a, double lat, double pxl, in
     return v;
 }
 
+double vp_ev_cogvideox_decode_calls(const vp_arch *a, int64_t frames, int64_t height, int64_t width, int tiling) {
+    int64_t T = a->d.temporal > 0 ? a->d.temporal : 1, s = a->d.spatial > 0 ? a->d.spatial : 8;
+    double lat = (double)((frames - 1) / T + 1), calls = floor(lat / 2.0) > 1 ? floor(lat / 2.0) : 1;
+    int64_t lh = height / s, lw = width / s, tlh = a->d.tile_h / s, tlw = a->d.tile_w / s;
+    if (!tiling || tlh < 1 || tlw < 1 || (lw <= tlw && lh <= tlh)) return calls;
+    double oh = floor((double)tlh * (1.0 - 1.0 / 6.0)), ow = floor((double)tlw * (1.0 - 1.0 / 5.0));
+    if (oh < 1) oh = 1;
+    if (ow < 1) ow = 1;
+    return calls * ceil((double)lh / oh) * ceil((double)lw / ow);
+}
+
 int32_t vp_ev_cogvideox_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
                                double elem, int tiling) {
     cg x = {e, elem, (double)(batch > 0 ? batch : 1), (double)a->d.latent_ch, 0, NULL};
@@ -290,7 +302,7 @@ int32_t vp_ev_cogvideox_decode(vp_events *e, const vp_arch *a, int64_t batch, in
         }
         vp_tensors_push(&rows_out, e, t(&x, 3, (double)fpx, (double)ph * wsum));
     }
-    int32_t v = vp_ev_alloc(e, (int64_t)(x.b * 3.0 * (double)fpx * (double)height * (double)width * elem));
+    int32_t v = vp_ev_alloc_bytes(e, x.b * 3.0 * (double)fpx * (double)height * (double)width * elem);
     for (int32_t k = 0; k < tiles.n; k++) vp_ev_free(e, tiles.id[k]);
     for (int32_t k = 0; k < left.n; k++) vp_ev_free(e, left.id[k]);
     for (int32_t k = 0; k < rows_out.n; k++) vp_ev_free(e, rows_out.id[k]);

@@ -31,9 +31,7 @@ typedef struct {
     int flat;    /* Wan's own Decoder3d: a level's input goes after its first resnet (vae_wan.c, vae_flat) */
 } wn;
 
-static int32_t t(const wn *x, double c, double f, double px, double elem) {
-    return vp_ev_alloc(x->e, (int64_t)(x->b * c * f * px * elem));
-}
+static int32_t t(const wn *x, double c, double f, double px, double elem) { return vp_ev_alloc_bytes(x->e, x->b * c * f * px * elem); }
 static int32_t ta(const wn *x, double c, double f, double px) { return t(x, c, f, px, x->elem); }
 static void fr(const wn *x, int32_t id) {
     if (id >= 0) vp_ev_free(x->e, id);
@@ -101,7 +99,7 @@ static int32_t cconv(const wn *x, double cin, double cout, double f, double px, 
     double fo = tf + tpad - (double)(kt - 1);
     int32_t o = ta(x, cout, fo, px);
     double kv = (double)kt * (sp ? 9.0 : 1.0);
-    if (kv > 1) fr(x, vp_ev_alloc(x->e, (int64_t)(x->b * (cin * (tf + tpad) * ppx + cout * fo * px) * x->elem + cin * cout * kv * x->elem)));
+    if (kv > 1) fr(x, vp_ev_alloc_bytes(x->e, x->b * (cin * (tf + tpad) * ppx + cout * fo * px) * x->elem + cin * cout * kv * x->elem));
     fr(x, pad);
     return o;
 }
@@ -188,7 +186,7 @@ static int32_t resample(const wn *x, slot *s, double c, double *f, double px, do
         it = back;
     }
     int32_t o = ta(x, c / 2, *f, 4 * px);
-    fr(x, vp_ev_alloc(x->e, (int64_t)(x->b * (c + c / 2) * *f * 4 * px * x->elem + c * (c / 2) * 9 * x->elem)));
+    fr(x, vp_ev_alloc_bytes(x->e, x->b * (c + c / 2) * *f * 4 * px * x->elem + c * (c / 2) * 9 * x->elem));
     fr(x, it);
     fr(x, xt);
     (void)hh, (void)ww;

@@ -188,9 +188,31 @@ static void tiled_decode(void **st) {
     vp_events_free(&e);
 }
 
+/* The largest plans the workload takes (batch × frames × height × width up to 2^36 pixels), fp32: 10,000 frames of
+ * 2,560² and 256 frames of 16,384², tiled or not. The op-by-op decode runs up to VP_EV_DECODE_CALLS decoder calls
+ * (400; 2,500 latent frames make 1,250 calls; tiled, × 13 × 9 tiles of 30 × 45 latents at strides of 25 × 36), beyond which
+ * the decode is replayed in pieces; the sizes stay below 2^62 B. Each estimate returns, and says it does not fit. */
+static void largest_plans(void **st) {
+    (void)st;
+    vp_arch a = t_arch_of("cogvideox-2b/vae");
+    assert_true(vp_ev_cogvideox_decode_calls(&a, 10000, 2560, 2560, 0) == 1250.0);
+    assert_true(vp_ev_cogvideox_decode_calls(&a, 10000, 2560, 2560, 1) == 1250.0 * 13 * 9);
+    assert_true(vp_ev_cogvideox_decode_calls(&a, 256, 16384, 16384, 1) == 32.0 * 82 * 57);
+    assert_true(vp_ev_cogvideox_decode_calls(&a, 49, 480, 720, 1) == 6.0 * 9);
+    const char *sizes[] = {"\"frames\":10000,\"height\":2560,\"width\":2560", "\"frames\":256,\"height\":16384,\"width\":16384"};
+    for (int k = 0; k < 2; k++)
+        for (int tiling = 0; tiling < 2; tiling++) {
+            const char *wl = t_fmt("{\"mode\":\"infer\",\"batch\":1,%s,\"diffusion\":{\"vae_tiling\":%s}}", sizes[k],
+                                   tiling ? "true" : "false");
+            const vp_estimate *e = t_estimate(t_plan1(wl, "{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":"
+                                                          "\"cogvideox-2b/vae\"},\"precision\":\"fp32\",\"activations\":\"no_grad\"}"));
+            assert_false(e->devices[0].fits);
+        }
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_fixtures = argv[2];
     const struct CMUnitTest tests[] = {cmocka_unit_test(decode_matches_trace), cmocka_unit_test(safe_conv_chunks),
-                                       cmocka_unit_test(tiled_decode)};
+                                       cmocka_unit_test(tiled_decode), cmocka_unit_test(largest_plans)};
     return T_RUN("events_vae_cogvideox", tests, argc, argv);
 }
