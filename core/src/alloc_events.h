@@ -217,10 +217,12 @@ int32_t vp_ev_cogvideox_decode(vp_events *e, const vp_arch *a, int64_t batch, in
  * (a few hundred events each), beyond which the caller replays the decode in pieces. */
 #define VP_EV_DECODE_CALLS 400
 double vp_ev_cogvideox_decode_calls(const vp_arch *a, int64_t frames, int64_t height, int64_t width, int tiling);
-/* The Wan 2.1 VAE decode (diffusers' AutoencoderKLWan, or Wan's own flat Decoder3d where arch.d.vae_flat), untiled,
- * op by op (events_vae_wan.c); returns the decoded (clamped) video, still allocated. */
+/* The Wan 2.1 VAE decode (diffusers' AutoencoderKLWan, or Wan's own flat Decoder3d where arch.d.vae_flat), untiled
+ * or tiled, op by op (events_vae_wan.c); returns the decoded (clamped) video, still allocated. Its decoder calls
+ * (latent frames × tiles) as vp_ev_cogvideox_decode_calls counts them. */
 int32_t vp_ev_wan21_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
-                           double elem);
+                           double elem, int tiling);
+double vp_ev_wan21_decode_calls(const vp_arch *a, int64_t frames, int64_t height, int64_t width, int tiling);
 /* One denoising step of HunyuanVideo's official HYVideoDiffusionTransformer under autocast (events_hunyuan.c):
  * img_tokens and text_tokens over the batch; every tensor it allocates is freed by its end. */
 void vp_ev_hunyuan_official_step(vp_events *e, const vp_arch *a, double img_tokens, double text_tokens);

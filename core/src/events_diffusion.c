@@ -109,7 +109,6 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
         int64_t f = 1, hh = 512, ww = 512;
         if (dit) vp_diffusion_size(plan, dit, &f, &hh, &ww);
         else if (plan->height) f = plan->frames > 0 ? plan->frames : 1, hh = plan->height, ww = plan->width; /* as timeline_diffusion.c */
-        int64_t lat = (f - 1) / (a->d.temporal > 0 ? a->d.temporal : 1) + 1;
         if (a->dclass == VP_DC_VAE_COGVIDEOX && plan->diff.diffusers != VP_DIFFUSERS_0_30 &&
             vp_ev_cogvideox_decode_calls(a, f, hh, ww, plan->diff.vae_tiling) <= VP_EV_DECODE_CALLS) {
             /* today's CogVideoX decode op by op (events_vae_cogvideox.c); enable_slicing decodes one video at a time */
@@ -121,11 +120,13 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
             vp_tensors_dispose(&vids);
             return;
         }
-        if (a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual && !plan->diff.vae_tiling && lat <= VP_EV_DECODE_CALLS) {
+        if (a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual &&
+            vp_ev_wan21_decode_calls(a, f, hh, ww, plan->diff.vae_tiling) <= VP_EV_DECODE_CALLS) {
             /* the Wan 2.1 decode op by op (events_vae_wan.c) */
             int64_t nb = plan->diff.vae_slicing ? plan->batch : 1, bb = plan->diff.vae_slicing ? 1 : plan->batch;
             vp_tensors vids = {0};
-            for (int64_t k = 0; k < nb && k < 64; k++) vp_tensors_push(&vids, e, vp_ev_wan21_decode(e, a, bb, f, hh, ww, adt));
+            for (int64_t k = 0; k < nb && k < 64; k++)
+                vp_tensors_push(&vids, e, vp_ev_wan21_decode(e, a, bb, f, hh, ww, adt, plan->diff.vae_tiling));
             vp_tensors_release(&vids, e);
             vp_tensors_dispose(&vids);
             return;

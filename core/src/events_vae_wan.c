@@ -237,14 +237,93 @@ static int32_t decoder_call(const wn *x, const vp_arch *a, slot *sl, double lh, 
     return o;
 }
 
+/* clear_cache(): the old _feat_map list goes, from its end */
+static void clear_cache(const wn *x, slot *sl) {
+    for (int i = 159; i >= 0; i--) {
+        if (sl[i].frames > 0) fr(x, sl[i].id);
+        sl[i].id = -1, sl[i].frames = 0;
+    }
+}
+
+/* tiled_decode (lines 1239-1290): tiles of tile_sample_min (256 px) at strides of tile_sample_stride (192 px), each
+ * decoded frame by frame from a cleared cache (post_quant_conv per frame), its calls' outputs kept in `time` until the
+ * next tile starts and torch.cat into the tile's video, kept in `rows` to the blend; the rows' cats of their tiles'
+ * stride-sized parts, their cat, the clamp */
+static int32_t tiled(const wn *x, const vp_arch *a, slot *sl, int64_t lat, int64_t height, int64_t width) {
+    int64_t s = a->d.spatial > 0 ? a->d.spatial : 8, lh = height / s, lw = width / s;
+    int64_t tmin = a->d.tile_h > 0 ? a->d.tile_h : 256, tstride = tmin * 3 / 4; /* 256 and 192 px */
+    int64_t tl = tmin / s, ts = tstride / s > 0 ? tstride / s : 1;
+    double L = (double)a->d.latent_ch, rows_h = 0, row_w = 0;
+    vp_tensors tiles = {0}, time = {0};
+    int32_t last = -1;
+    for (int64_t i = 0; i < lh; i += ts) {
+        double th = (double)(lh - i < tl ? lh - i : tl);
+        rows_h += fmin(th * (double)s, (double)tstride);
+        row_w = 0;
+        for (int64_t j = 0; j < lw; j += ts) {
+            double tw = (double)(lw - j < tl ? lw - j : tl);
+            row_w += fmin(tw * (double)s, (double)tstride);
+            clear_cache(x, sl);
+            for (int32_t k = time.n - 2; k >= 0; k--) fr(x, time.id[k]); /* time = []: from its end; `decoded` holds the last */
+            int32_t held = time.n > 0 ? time.id[time.n - 1] : -1;
+            time.n = 0;
+            double total = 0;
+            for (int64_t k = 0; k < lat; k++) {
+                fr(x, last); /* `tile` rebound to the next slice */
+                int32_t pc = ta(x, L, 1, th * tw), q = ta(x, L, 1, th * tw); /* post_quant_conv: F.pad's clone, the conv */
+                fr(x, pc);
+                last = q;
+                double fo;
+                int32_t d = decoder_call(x, a, sl, th, tw, &fo);
+                if (k == 0) fr(x, held); /* `decoded` rebound */
+                vp_tensors_push(&time, x->e, d);
+                total += fo;
+            }
+            vp_tensors_push(&tiles, x->e, t(x, 3, total, th * tw * (double)(s * s), x->elem)); /* torch.cat(time) */
+        }
+    }
+    clear_cache(x, sl);
+    double frames = 0;
+    for (int64_t k = 0; k < lat; k++) frames += k == 0 ? 1.0 : (double)(a->d.temporal > 0 ? a->d.temporal : 1);
+    /* the rows' cats (at most stride-sized parts), their cat, the clamp of its sample-sized slice */
+    vp_tensors rows = {0};
+    for (int64_t i = 0; i < lh; i += ts) {
+        double th = (double)(lh - i < tl ? lh - i : tl) * (double)s;
+        vp_tensors_push(&rows, x->e, t(x, 3, frames, fmin(th, (double)tstride) * row_w, x->elem));
+    }
+    int32_t all = t(x, 3, frames, rows_h * row_w, x->elem);
+    int32_t cl = t(x, 3, frames, (double)height * (double)width, x->elem);
+    fr(x, all);
+    for (int32_t k = tiles.n - 1; k >= 0; k--) fr(x, tiles.id[k]);
+    for (int32_t k = time.n - 1; k >= 0; k--) fr(x, time.id[k]);
+    for (int32_t k = rows.n - 1; k >= 0; k--) fr(x, rows.id[k]);
+    fr(x, last);
+    vp_tensors_dispose(&tiles);
+    vp_tensors_dispose(&time);
+    vp_tensors_dispose(&rows);
+    return cl;
+}
+
+double vp_ev_wan21_decode_calls(const vp_arch *a, int64_t frames, int64_t height, int64_t width, int tiling) {
+    int64_t T = a->d.temporal > 0 ? a->d.temporal : 1, s = a->d.spatial > 0 ? a->d.spatial : 8;
+    double lat = (double)((frames - 1) / T + 1);
+    int64_t tmin = a->d.tile_h > 0 ? a->d.tile_h : 256, tl = tmin / s, ts = (tmin * 3 / 4) / s > 0 ? (tmin * 3 / 4) / s : 1;
+    int64_t lh = height / s, lw = width / s;
+    if (!tiling || (lh <= tl && lw <= tl)) return lat;
+    return lat * ceil((double)lh / (double)ts) * ceil((double)lw / (double)ts);
+}
+
 int32_t vp_ev_wan21_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
-                           double elem) {
+                           double elem, int tiling) {
     wn x = {e, elem, (double)(batch > 0 ? batch : 1), a->d.vae_flat};
     int64_t T = a->d.temporal > 0 ? a->d.temporal : 1, s = a->d.spatial > 0 ? a->d.spatial : 8;
     int64_t lat = (frames - 1) / T + 1;
     double lh = (double)(height / s), lw = (double)(width / s), L = (double)a->d.latent_ch;
+    int64_t tl = (a->d.tile_h > 0 ? a->d.tile_h : 256) / s;
     slot sl[160];
     for (int i = 0; i < 160; i++) sl[i].id = -1, sl[i].frames = 0;
+    /* _decode goes to tiled_decode when the latents are wider or taller than a tile */
+    if (tiling && (lh > (double)tl || lw > (double)tl)) return tiled(&x, a, sl, lat, height, width);
     /* post_quant_conv, 1×1×1: F.pad's clone, the conv */
     int32_t pc = ta(&x, L, (double)lat, lh * lw);
     int32_t z = ta(&x, L, (double)lat, lh * lw);
@@ -267,8 +346,7 @@ int32_t vp_ev_wan21_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_
     }
     int32_t cl = t(&x, 3, total, (double)height * (double)width, elem); /* torch.clamp */
     fr(&x, out);
-    for (int i = 159; i >= 0; i--) /* clear_cache: the old _feat_map list, from its end */
-        if (sl[i].frames > 0) fr(&x, sl[i].id);
+    clear_cache(&x, sl);
     fr(&x, z); /* the locals at return: x (post_quant_conv's), then out_ */
     fr(&x, out_);
     return cl;

@@ -43,7 +43,7 @@ static void mid_resnet_conv(void **st) {
     vp_arch a = t_arch_of("wan2.1-t2v-1.3b/vae");
     vp_events e;
     vp_events_init(&e);
-    assert_true(vp_ev_wan21_decode(&e, &a, 1, 5, 32, 32, 4.0) >= 0);
+    assert_true(vp_ev_wan21_decode(&e, &a, 1, 5, 32, 32, 4.0, 0) >= 0);
     int n;
     int64_t *s = allocs(&e, &n);
     const int64_t ws = 165888 + 24576 + 384LL * 384 * 27 * 4;
@@ -65,7 +65,7 @@ static void upsample3d_second_call(void **st) {
     vp_arch a = t_arch_of("wan2.1-t2v-1.3b/vae");
     vp_events e;
     vp_events_init(&e);
-    assert_true(vp_ev_wan21_decode(&e, &a, 1, 5, 32, 32, 4.0) >= 0);
+    assert_true(vp_ev_wan21_decode(&e, &a, 1, 5, 32, 32, 4.0, 0) >= 0);
     int n;
     int64_t *s = allocs(&e, &n);
     const int64_t tc[] = {24576, 24576, 49152, 73728, 49152};
@@ -85,7 +85,7 @@ static void h100_decode(void **st) {
     vp_arch a = t_arch_of("wan2.1-t2v-1.3b/vae");
     vp_events e;
     vp_events_init(&e);
-    assert_true(vp_ev_wan21_decode(&e, &a, 1, 81, 480, 832, 4.0) >= 0);
+    assert_true(vp_ev_wan21_decode(&e, &a, 1, 81, 480, 832, 4.0, 0) >= 0);
     vp_alloc_conf conf;
     vp_alloc_conf_default(&conf);
     vp_reserved r;
@@ -98,8 +98,37 @@ static void h100_decode(void **st) {
     vp_events_free(&e);
 }
 
+/* enable_tiling() (tiled_decode: 256-px tiles at 192-px strides) over 81 × 480 × 832 in fp32: the latents are 60 × 104,
+ * so tiles start every 24 latent rows and columns: 3 rows (32, 32, 12 latents high) × 5 columns (32, 32, 32, 32, 8)
+ * = 15 tiles of 21 decoder calls each, 315 calls. Each row's torch.cat of its tiles' parts up to the stride:
+ * 3 × 81 × 192 × 832 × 4 = 155,271,168 B for the first two rows, 77,635,584 for the last (96 px), then their cat and
+ * the clamp, 3 × 81 × 480 × 832 × 4 = 388,177,920 each. The decode holds far less than untiled (8.75 GiB): one tile's
+ * decoder beside the tiles kept for the blend */
+static void tiled_decode(void **st) {
+    (void)st;
+    vp_arch a = t_arch_of("wan2.1-t2v-1.3b/vae");
+    assert_true(vp_ev_wan21_decode_calls(&a, 81, 480, 832, 1) == 315.0);
+    assert_true(vp_ev_wan21_decode_calls(&a, 81, 480, 832, 0) == 21.0);
+    vp_events e;
+    vp_events_init(&e);
+    assert_true(vp_ev_wan21_decode(&e, &a, 1, 81, 480, 832, 4.0, 1) >= 0);
+    int n;
+    int64_t *s = allocs(&e, &n);
+    const int64_t tail[] = {155271168, 155271168, 77635584, 388177920, 388177920};
+    assert_true(has_run(s, n, tail, 5));
+    free(s);
+    vp_alloc_conf conf;
+    vp_alloc_conf_default(&conf);
+    vp_reserved r;
+    vp_replay(&e, &conf, 0, &r);
+    print_message("wan tiled decode: allocated %.3f GiB, reserved %.3f GiB\n", (double)r.peak_alloc / 1073741824.0,
+                  (double)r.peak_reserved / 1073741824.0);
+    assert_true((double)r.peak_alloc < 8.75 * 1073741824.0 / 4.0);
+    vp_events_free(&e);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(mid_resnet_conv), cmocka_unit_test(upsample3d_second_call),
-                                       cmocka_unit_test(h100_decode)};
+                                       cmocka_unit_test(h100_decode), cmocka_unit_test(tiled_decode)};
     return T_RUN("events_vae_wan", tests, argc, argv);
 }
