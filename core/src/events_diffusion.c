@@ -68,6 +68,16 @@ static void burst(vp_events *e, const double *sz, int n) {
     for (int i = n - 1; i >= 0; i--) vp_ev_free(e, id[i]);
 }
 
+/* enable_slicing's decode (autoencoder_kl_cogvideox.py / autoencoder_kl_wan.py `decode`): the decoded slices, then
+ * torch.cat of them (the batch's video) while the list still holds them; freed at the phase's end */
+static void sliced_videos(vp_events *e, vp_tensors *vids, int64_t batch, int64_t frames, int64_t h, int64_t w, double adt) {
+    int32_t cat = vids->n > 1 ? vp_ev_alloc_bytes(e, 3.0 * (double)batch * (double)frames * (double)h * (double)w * adt) : -1;
+    for (int32_t k = vids->n - 1; k >= 0; k--) vp_ev_free(e, vids->id[k]); /* the list, from its end */
+    vids->n = 0;
+    vp_ev_free(e, cat);
+    vp_tensors_dispose(vids);
+}
+
 static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit, vp_events *e) {
     const vp_arch *a = &c->in->arch;
     double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
@@ -116,8 +126,7 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
             vp_tensors vids = {0};
             for (int64_t k = 0; k < nb && k < 64; k++)
                 vp_tensors_push(&vids, e, vp_ev_cogvideox_decode(e, a, bb, f, hh, ww, adt, plan->diff.vae_tiling));
-            vp_tensors_release(&vids, e);
-            vp_tensors_dispose(&vids);
+            sliced_videos(e, &vids, plan->batch, f, hh, ww, adt);
             return;
         }
         if (a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual &&
@@ -127,8 +136,7 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
             vp_tensors vids = {0};
             for (int64_t k = 0; k < nb && k < 64; k++)
                 vp_tensors_push(&vids, e, vp_ev_wan21_decode(e, a, bb, f, hh, ww, adt, plan->diff.vae_tiling));
-            vp_tensors_release(&vids, e);
-            vp_tensors_dispose(&vids);
+            sliced_videos(e, &vids, plan->batch, f, hh, ww, adt);
             return;
         }
         vp_vae_peak pk;

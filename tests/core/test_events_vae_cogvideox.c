@@ -210,9 +210,27 @@ static void largest_plans(void **st) {
         }
 }
 
+/* enable_slicing over a batch of 2 (AutoencoderKLCogVideoX.decode: one video at a time, then torch.cat of the two):
+ * about what one video alone reserves (the second decode reuses the first's cached segments; the first video, 97 MiB,
+ * waits beside it), where decoding both together reserves nearly twice as much */
+static void sliced_batch(void **st) {
+    (void)st;
+    const char *inst = "{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"cogvideox-2b/vae\"},"
+                       "\"precision\":\"fp16\",\"activations\":\"no_grad\"}";
+    const char *wl = "{\"mode\":\"infer\",\"batch\":%d,\"frames\":49,\"height\":480,\"width\":720,\"diffusion\":{\"vae_slicing\":%s}}";
+    double one = (double)t_estimate(t_plan1(t_fmt(wl, 1, "false"), inst))->devices[0].peak_reserved_bytes;
+    double both = (double)t_estimate(t_plan1(t_fmt(wl, 2, "false"), inst))->devices[0].peak_reserved_bytes;
+    double sliced = (double)t_estimate(t_plan1(t_fmt(wl, 2, "true"), inst))->devices[0].peak_reserved_bytes;
+    print_message("reserved: one %.2f GiB, two %.2f, two sliced %.2f\n", one / 1073741824.0, both / 1073741824.0,
+                  sliced / 1073741824.0);
+    assert_true(both > 1.8 * one);
+    assert_true(fabs(sliced / one - 1.0) < 0.02);
+}
+
 int main(int argc, char **argv) {
     if (argc > 2) g_fixtures = argv[2];
     const struct CMUnitTest tests[] = {cmocka_unit_test(decode_matches_trace), cmocka_unit_test(safe_conv_chunks),
-                                       cmocka_unit_test(tiled_decode), cmocka_unit_test(largest_plans)};
+                                       cmocka_unit_test(tiled_decode), cmocka_unit_test(largest_plans),
+                                       cmocka_unit_test(sliced_batch)};
     return T_RUN("events_vae_cogvideox", tests, argc, argv);
 }
