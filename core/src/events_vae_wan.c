@@ -1,7 +1,8 @@
 /* events_vae_wan.c: the Wan 2.1 VAE decode (AutoencoderKLWan, is_residual false), op by op, for the allocator replay
- * (src/diffusers/models/autoencoders/autoencoder_kl_wan.py at 58eb52c0: _decode lines 1187-1210, WanDecoder3d.forward
- * 879-910, WanUpBlock 762-785, WanResidualBlock 346-386, WanCausalConv3d 166-173, WanRMS_norm 198-206, WanResample
- * 269-312, WanAttentionBlock 406-431).
+ * (src/diffusers/models/autoencoders/autoencoder_kl_wan.py at 58eb52c0: _decode lines 1187-1216, tiled_decode
+ * 1331-1407 (enable_tiling), clear_cache 1123-1131, WanDecoder3d.forward 879-910, WanUpBlock 762-785,
+ * WanResidualBlock 346-386, WanCausalConv3d 166-173, WanRMS_norm 198-206, WanResample 269-312,
+ * WanAttentionBlock 406-431).
  *
  * vae_wan.c's vp_vae_wan21_decode_units gives the allocated peak as a sum; this gives the order, which decides the
  * segments (the H100: 9.26 GiB allocated, 12.58 GiB reserved for 81 × 480 × 832 in fp32). Read from the code with the
@@ -245,7 +246,7 @@ static void clear_cache(const wn *x, slot *sl) {
     }
 }
 
-/* tiled_decode (lines 1239-1290): tiles of tile_sample_min (256 px) at strides of tile_sample_stride (192 px), each
+/* tiled_decode (lines 1331-1407): tiles of tile_sample_min (256 px) at strides of tile_sample_stride (192 px), each
  * decoded frame by frame from a cleared cache (post_quant_conv per frame), its calls' outputs kept in `time` until the
  * next tile starts and torch.cat into the tile's video, kept in `rows` to the blend; the rows' cats of their tiles'
  * stride-sized parts, their cat, the clamp */
