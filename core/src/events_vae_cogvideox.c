@@ -275,7 +275,7 @@ int32_t vp_ev_cogvideox_decode(vp_events *e, const vp_arch *a, int64_t batch, in
         vp_tensors_dispose(&left);
         return v;
     }
-    /* tiled_decode (lines 1322-1400): tiles of tile_latent_min over strides of int(tile * (1 - overlap)) with the
+    /* tiled_decode (lines 1322-1403): tiles of tile_latent_min over strides of int(tile * (1 - overlap)) with the
      * overlap factors 1/6 (height) and 1/5 (width); each tile's video is kept in `rows` until the blend */
     int64_t oh = (int64_t)((double)tlh * (1.0 - 1.0 / 6.0)), ow = (int64_t)((double)tlw * (1.0 - 1.0 / 5.0));
     if (oh < 1) oh = 1;
