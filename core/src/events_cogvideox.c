@@ -51,8 +51,8 @@ typedef struct {
     int n;
 } prog_state;
 
-/* (a size past 2^62 B is clamped before the conversion: no plan reaches it, and the cast would be undefined) */
-static int32_t al(vp_events *e, double bytes) { return vp_ev_alloc(e, (int64_t)(bytes < 4.6e18 ? bytes : 4.6e18)); }
+/* (vp_ev_alloc_bytes clamps a size past 2^62 B before the conversion: no plan reaches it) */
+static int32_t al(vp_events *e, double bytes) { return vp_ev_alloc_bytes(e, bytes); }
 
 /* embeddings.py apply_rotary_emb (use_real, unbind_dim -1) on x = the fp32 q or k of the video tokens, (B, heads,
  * video, head_dim) = Vf bytes, and `query[:, :, text_seq_length:] = ...` (attention_processor.py): -x_imag (half of

@@ -78,6 +78,23 @@ static void sliced_videos(vp_events *e, vp_tensors *vids, int64_t batch, int64_t
     vp_tensors_dispose(vids);
 }
 
+/* The decodes replayed op by op: today's CogVideoX (events_vae_cogvideox.c) and Wan 2.1 (events_vae_wan.c), up to
+ * VP_EV_DECODE_CALLS decoder calls; enable_slicing decodes one video at a time. 0: the decode keeps the pieces. */
+static int op_decode(const vp_plan *plan, const vp_arch *a, int64_t f, int64_t hh, int64_t ww, double adt, vp_events *e) {
+    int tiling = plan->diff.vae_tiling;
+    int cog = a->dclass == VP_DC_VAE_COGVIDEOX && plan->diff.diffusers != VP_DIFFUSERS_0_30 &&
+              vp_ev_cogvideox_decode_calls(a, f, hh, ww, tiling) <= VP_EV_DECODE_CALLS;
+    int wan = a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual && vp_ev_wan21_decode_calls(a, f, hh, ww, tiling) <= VP_EV_DECODE_CALLS;
+    if (!cog && !wan) return 0;
+    int64_t nb = plan->diff.vae_slicing ? plan->batch : 1, bb = plan->diff.vae_slicing ? 1 : plan->batch;
+    vp_tensors vids = {0};
+    for (int64_t k = 0; k < nb && k < 64; k++)
+        vp_tensors_push(&vids, e, cog ? vp_ev_cogvideox_decode(e, a, bb, f, hh, ww, adt, tiling)
+                                      : vp_ev_wan21_decode(e, a, bb, f, hh, ww, adt, tiling));
+    sliced_videos(e, &vids, plan->batch, f, hh, ww, adt);
+    return 1;
+}
+
 static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit, vp_events *e) {
     const vp_arch *a = &c->in->arch;
     double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
@@ -119,26 +136,7 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
         int64_t f = 1, hh = 512, ww = 512;
         if (dit) vp_diffusion_size(plan, dit, &f, &hh, &ww);
         else if (plan->height) f = plan->frames > 0 ? plan->frames : 1, hh = plan->height, ww = plan->width; /* as timeline_diffusion.c */
-        if (a->dclass == VP_DC_VAE_COGVIDEOX && plan->diff.diffusers != VP_DIFFUSERS_0_30 &&
-            vp_ev_cogvideox_decode_calls(a, f, hh, ww, plan->diff.vae_tiling) <= VP_EV_DECODE_CALLS) {
-            /* today's CogVideoX decode op by op (events_vae_cogvideox.c); enable_slicing decodes one video at a time */
-            int64_t nb = plan->diff.vae_slicing ? plan->batch : 1, bb = plan->diff.vae_slicing ? 1 : plan->batch;
-            vp_tensors vids = {0};
-            for (int64_t k = 0; k < nb && k < 64; k++)
-                vp_tensors_push(&vids, e, vp_ev_cogvideox_decode(e, a, bb, f, hh, ww, adt, plan->diff.vae_tiling));
-            sliced_videos(e, &vids, plan->batch, f, hh, ww, adt);
-            return;
-        }
-        if (a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual &&
-            vp_ev_wan21_decode_calls(a, f, hh, ww, plan->diff.vae_tiling) <= VP_EV_DECODE_CALLS) {
-            /* the Wan 2.1 decode op by op (events_vae_wan.c) */
-            int64_t nb = plan->diff.vae_slicing ? plan->batch : 1, bb = plan->diff.vae_slicing ? 1 : plan->batch;
-            vp_tensors vids = {0};
-            for (int64_t k = 0; k < nb && k < 64; k++)
-                vp_tensors_push(&vids, e, vp_ev_wan21_decode(e, a, bb, f, hh, ww, adt, plan->diff.vae_tiling));
-            sliced_videos(e, &vids, plan->batch, f, hh, ww, adt);
-            return;
-        }
+        if (op_decode(plan, a, f, hh, ww, adt, e)) return;
         vp_vae_peak pk;
         vp_vae_decode_peak(a, plan->batch, f, hh, ww, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, plan->diff.diffusers, &pk);
         /* the decode's tensors: full-resolution feature maps of the widest channel count at that level */

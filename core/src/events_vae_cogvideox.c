@@ -250,15 +250,30 @@ static int32_t decode_frames(cg *x, const vp_arch *a, double lat, double pxl, in
     return v;
 }
 
+/* the latent grid and _decode's choice: tiled_decode when tiling is on and the latents exceed one tile (lines
+ * 1182-1183); its tiles of tile_latent_min start at strides of int(tile * (1 - overlap)), the overlap factors 1/6
+ * (height) and 1/5 (width) */
+typedef struct {
+    int64_t lh, lw, tlh, tlw, oh, ow;
+    int tiled;
+} grid;
+
+static grid cog_grid(const vp_arch *a, int64_t height, int64_t width, int tiling) {
+    int64_t s = a->d.spatial > 0 ? a->d.spatial : 8;
+    grid g = {height / s, width / s, a->d.tile_h / s, a->d.tile_w / s, 1, 1, 0};
+    g.tiled = tiling && g.tlh >= 1 && g.tlw >= 1 && (g.lw > g.tlw || g.lh > g.tlh);
+    g.oh = (int64_t)((double)g.tlh * (1.0 - 1.0 / 6.0)), g.ow = (int64_t)((double)g.tlw * (1.0 - 1.0 / 5.0));
+    if (g.oh < 1) g.oh = 1;
+    if (g.ow < 1) g.ow = 1;
+    return g;
+}
+
 double vp_ev_cogvideox_decode_calls(const vp_arch *a, int64_t frames, int64_t height, int64_t width, int tiling) {
-    int64_t T = a->d.temporal > 0 ? a->d.temporal : 1, s = a->d.spatial > 0 ? a->d.spatial : 8;
+    int64_t T = a->d.temporal > 0 ? a->d.temporal : 1;
     double lat = (double)((frames - 1) / T + 1), calls = floor(lat / 2.0) > 1 ? floor(lat / 2.0) : 1;
-    int64_t lh = height / s, lw = width / s, tlh = a->d.tile_h / s, tlw = a->d.tile_w / s;
-    if (!tiling || tlh < 1 || tlw < 1 || (lw <= tlw && lh <= tlh)) return calls;
-    double oh = floor((double)tlh * (1.0 - 1.0 / 6.0)), ow = floor((double)tlw * (1.0 - 1.0 / 5.0));
-    if (oh < 1) oh = 1;
-    if (ow < 1) ow = 1;
-    return calls * ceil((double)lh / oh) * ceil((double)lw / ow);
+    grid g = cog_grid(a, height, width, tiling);
+    if (!g.tiled) return calls;
+    return calls * ceil((double)g.lh / (double)g.oh) * ceil((double)g.lw / (double)g.ow);
 }
 
 int32_t vp_ev_cogvideox_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
@@ -266,20 +281,17 @@ int32_t vp_ev_cogvideox_decode(vp_events *e, const vp_arch *a, int64_t batch, in
     cg x = {e, elem, (double)(batch > 0 ? batch : 1), (double)a->d.latent_ch, 0, NULL};
     int64_t T = a->d.temporal > 0 ? a->d.temporal : 1, s = a->d.spatial > 0 ? a->d.spatial : 8;
     double lat = (double)((frames - 1) / T + 1);
-    int64_t lh = height / s, lw = width / s, tlh = a->d.tile_h / s, tlw = a->d.tile_w / s;
+    grid g = cog_grid(a, height, width, tiling);
+    int64_t lh = g.lh, lw = g.lw, tlh = g.tlh, tlw = g.tlw, oh = g.oh, ow = g.ow;
     int64_t fpx = frames;
     vp_tensors left = {0};
-    if (!tiling || tlh < 1 || tlw < 1 || (lw <= tlw && lh <= tlh)) {
+    if (!g.tiled) {
         int32_t v = decode_frames(&x, a, lat, (double)(lh * lw), &fpx, &left);
         for (int32_t k = 0; k < left.n; k++) vp_ev_free(e, left.id[k]); /* z_intermediate, then conv_cache */
         vp_tensors_dispose(&left);
         return v;
     }
-    /* tiled_decode (lines 1322-1403): tiles of tile_latent_min over strides of int(tile * (1 - overlap)) with the
-     * overlap factors 1/6 (height) and 1/5 (width); each tile's video is kept in `rows` until the blend */
-    int64_t oh = (int64_t)((double)tlh * (1.0 - 1.0 / 6.0)), ow = (int64_t)((double)tlw * (1.0 - 1.0 / 5.0));
-    if (oh < 1) oh = 1;
-    if (ow < 1) ow = 1;
+    /* tiled_decode (lines 1322-1403): each tile's video is kept in `rows` until the blend */
     int64_t rlh = a->d.tile_h - (int64_t)((double)a->d.tile_h / 6.0), rlw = a->d.tile_w - (int64_t)((double)a->d.tile_w / 5.0);
     vp_tensors tiles = {0}, rows_out = {0};
     x.tiled = 1;
