@@ -33,6 +33,8 @@ void cli_print_plan_flags(FILE *f) {
             "                       HunyuanVideo's N x N attention mask)\n"
             "  --text-tokens N      diffusion: the prompt's tokens (max_sequence_length; default the pipeline's)\n"
             "  --grad-accum N       gradient-accumulation steps\n"
+            "  --steps N            train: optimizer steps replayed (1: a log taken after the first step; default 3, the\n"
+            "                       steady state)\n"
             "  --optimizer NAME     adamw | adam | sgd | sgd_momentum | adafactor | lion | adamw_8bit | paged_adamw | paged_adamw_8bit\n"
             "  --optim-impl I       foreach | fused | forloop (AdamW; default foreach)\n"
             "  --lora R             LoRA of rank R (alpha 2R, dropout 0.05, fp32 adapters)\n"
@@ -215,7 +217,7 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             INST();
             set_str(in0, "attn", v);
         } else if (!strcmp(a, "--batch") || !strcmp(a, "--seq") || !strcmp(a, "--new-tokens") ||
-                   !strcmp(a, "--grad-accum")) {
+                   !strcmp(a, "--grad-accum") || !strcmp(a, "--steps")) {
             NEEDV();
             double x;
             if (!plan_number(cmd, a, v, &x)) {
@@ -223,7 +225,7 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
                 goto out;
             }
             const char *key = !strcmp(a, "--batch") ? "batch" : !strcmp(a, "--seq") ? "seq"
-                              : !strcmp(a, "--new-tokens") ? "new_tokens" : "grad_accum";
+                              : !strcmp(a, "--new-tokens") ? "new_tokens" : !strcmp(a, "--steps") ? "steps" : "grad_accum";
             set_num(wl, key, x);
         } else if (!strcmp(a, "--images") || !strcmp(a, "--image-size")) { /* vlm_images.c */
             NEEDV();

@@ -926,7 +926,9 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
         }
     if (!workspace) vp_ev_alloc(out, vp_cublas_workspace_bytes());
     int64_t micro = plan->grad_accum > 1 ? 2 : 1;
-    for (int step = 0; step < VP_TRAIN_STEPS && !out->failed; step++) train_step(out, xs, n, step, micro, &workspace);
+    /* workload.steps: a figure logged after the first step or two is what those steps reserved */
+    int steps = plan->steps > 0 && plan->steps < VP_TRAIN_STEPS ? (int)plan->steps : VP_TRAIN_STEPS;
+    for (int step = 0; step < steps && !out->failed; step++) train_step(out, xs, n, step, micro, &workspace);
     for (int i = 0; i < n; i++) inst_dispose(&xs[i]);
     free(xs);
     free(kept);

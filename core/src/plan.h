@@ -129,6 +129,8 @@ typedef struct {
 typedef struct vp_plan {
     vp_mode mode;
     int64_t batch, seq, grad_accum, new_tokens, dec_seq, image_size;
+    int64_t steps;           /* workload.steps: training steps the allocator replay walks (events_train.c), 0 = the
+                              * steady state (3: every later step repeats step 3) */
     int64_t images;          /* workload.images: images per sample for a vision-language model (vlm_images.c), 0 = none */
     int64_t image_tokens;    /* tokens those images add to each sample, already inside seq (0 when images = 0) */
     vp_dtype kv_dtype;

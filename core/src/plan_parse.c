@@ -310,7 +310,7 @@ static vp_status parse_instance(const cJSON *o, const char *p, const vp_registry
 
 static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     static const char *const keys[] = {"mode", "batch", "seq", "grad_accum", "new_tokens", "dec_seq",
-                                       "image_size", "kv_dtype", "frames", "height", "width", "diffusion", "images", NULL};
+                                       "image_size", "kv_dtype", "frames", "height", "width", "diffusion", "images", "steps", NULL};
     vp_status st;
     const char *p = "workload";
     if (!w) return vp_fail(err, VP_ERR_FIELD, p, "missing required field workload");
@@ -330,6 +330,11 @@ static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     if ((st = vp_json_opt_int(w, p, "dec_seq", 1, MAX_TOKENS, &plan->dec_seq, err))) return st;
     if ((st = vp_json_opt_int(w, p, "image_size", 1, 65536, &plan->image_size, err))) return st;
     if ((st = vp_json_opt_int(w, p, "images", 0, 64, &plan->images, err))) return st; /* vlm_images.c */
+    /* a log read after the first step(s): the replay stops there (events_train.c) */
+    plan->steps = 0;
+    if ((st = vp_json_opt_int(w, p, "steps", 1, 1000000000, &plan->steps, err))) return st;
+    if (plan->steps && plan->mode != VP_MODE_TRAIN)
+        return vp_fail(err, VP_ERR_FIELD, "workload.steps", "workload.steps counts training steps: it needs \"mode\": \"train\"");
     int kv = VP_DT_BF16;
     if ((st = vp_json_opt_enum(w, p, "kv_dtype", k_dtype, &kv, err))) return st;
     plan->kv_dtype = (vp_dtype)kv;

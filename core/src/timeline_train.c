@@ -251,6 +251,10 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
     vp_moment_init(basep, "load");
     basep->quiet = plan->quiet;
     for (int i = 0; i < n; i++) vp_add_resident(basep, &cs[i], 1);
+    /* workload.steps 1: a figure read after the first step, whose forward and backward run before the optimizer
+     * makes its state (torch.optim's _init_group at the first step(), bitsandbytes' init_state alike) */
+    int first_step = plan->steps == 1;
+    if (first_step) vp_moment_remove(basep, "optimizer_state", NULL);
     add_workspace(basep);
     vp_sink_push(out, basep);
     const vp_moment *base = basep;
@@ -433,6 +437,8 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
         vp_moment_remove(s, "gathered_params", NULL);
         vp_moment_remove(s, "gathered_grads", NULL);
         add_term(s, &c->owner, "optimizer_temp", "Optimizer step temporaries", &c->ds.opt_temp);
+        if (first_step)
+            for (int k = 0; k < n; k++) add_term(s, &cs[k].owner, "optimizer_state", "Optimizer state", &cs[k].ds.states);
         vp_sink_push(out, f);
         vp_sink_push(out, b0);
         vp_sink_push(out, b1);
