@@ -14,6 +14,15 @@ Cases (one subprocess each, so one failure or OOM does not end the others; one J
                          to_k/to_q/to_v/to_out.0, accelerate mixed_precision bf16, --load_tensors latents
                          49x480x720, batch B, gradient checkpointing GC, torch AdamW, clip_grad_norm_.
                          Peaks per step after utils.py reset_memory. Optional allocator trace.
+  sft:ID:W:OPT:B[:trace]  cogvideox-factory's full fine-tuning step (examples/_legacy/training/cogvideox/
+                         cogvideox_text_to_video_sft.py at 9ef58e2, lines 291-352, 418-454, 612-720): the
+                         transformer's weights in W (fp32: every parameter upcast, as the README tables' 30.061 GiB
+                         "memory_before_training" of the 5b shows; bf16: finetrainers' full fine-tune), accelerate
+                         mixed_precision bf16, gradient checkpointing, --load_tensors latents 49x480x720, batch B,
+                         OPT adamw (torch) or adamw8bit (bitsandbytes, when installed), get_gradient_norm before and
+                         after clip_grad_norm_, zero_grad. Three steps, each with its own peaks (no reset between):
+                         where step 1's optimizer state lands and what step 2's forward then reserves
+                         (docs/diffusion.md, the steps session). Optional allocator trace of all three.
   vae:ID:DTYPE:F:H:W:MODE   the VAE's decode of one latent video; MODE plain / tiling / slicing
   pipe:ID:DTYPE:F:H:W:OFFLOAD:TILING   the whole diffusers pipeline, 2 steps, CFG, decode, with a
                          stand-in tokenizer (random token ids; the text encoder runs)
@@ -197,6 +206,73 @@ def case_train(res, smoke, pid, r, batch, gc, trace=None):
                                 if b["state"] == "inactive" and len(s["blocks"]) > 1)
 
 
+def case_sft(res, smoke, pid, wdtype, opt_name, batch, trace=None):
+    import torch
+    from accelerate import Accelerator
+    from diffusers import CogVideoXDDIMScheduler
+    from diffusers.models.autoencoders.vae import DiagonalGaussianDistribution
+    p = preset(pid)
+    frames, height, width = (9, 64, 96) if smoke else (49, 480, 720)
+    fl, hl, wl = (frames - 1) // 4 + 1, height // 8, width // 8
+    dev = torch.device("cuda")
+    acc = Accelerator(mixed_precision="bf16")
+    tr = build(p["config"], getattr(torch, DTYPES[wdtype]))  # lines 351, 421: the weights' dtype
+    tr.requires_grad_(True)
+    tr.enable_gradient_checkpointing()
+    params = [q for q in tr.parameters() if q.requires_grad]
+    res["trainable"] = sum(q.numel() for q in params)
+    res["trainable_dtype"] = str(params[0].dtype)
+    groups = [{"params": params, "lr": 1e-4}]
+    if opt_name == "adamw8bit":
+        import bitsandbytes as bnb  # utils.py get_optimizer, use_8bit
+        opt = bnb.optim.AdamW8bit(groups, betas=(0.9, 0.95), eps=1e-8, weight_decay=1e-4)
+    else:
+        opt = torch.optim.AdamW(groups, betas=(0.9, 0.95), eps=1e-8, weight_decay=1e-4)
+    tr, opt = acc.prepare(tr, opt)
+    sched = CogVideoXDDIMScheduler()
+    alphas = sched.alphas_cumprod.to(dev, dtype=torch.float32)
+    rot = rotary(p, fl, hl, wl, dev) if p["config"].get("use_rotary_positional_embeddings") else None
+    reset(torch)
+    res["before"] = mem(torch)
+    if trace:
+        trace_start(torch)
+    steps = []
+    for step in range(3 if not smoke else 1):
+        torch.cuda.reset_peak_memory_stats()
+        t0 = time.time()
+        lat = torch.randn(batch, 32, fl, hl, wl, dtype=torch.bfloat16, device=dev)
+        emb = torch.randn(batch, 226, 4096, dtype=torch.bfloat16, device=dev)
+        x = (DiagonalGaussianDistribution(lat).sample() * 0.7).permute(0, 2, 1, 3, 4)
+        x = x.to(memory_format=torch.contiguous_format, dtype=torch.bfloat16)
+        noise = torch.randn_like(x)
+        ts = torch.randint(0, 1000, (batch,), dtype=torch.int64, device=dev)
+        noisy = sched.add_noise(x, noise, ts)
+        out = tr(hidden_states=noisy, encoder_hidden_states=emb, timestep=ts, image_rotary_emb=rot,
+                 return_dict=False)[0]
+        pred = sched.get_velocity(out, noisy, ts)
+        w = 1 / (1 - alphas[ts])
+        while w.dim() < pred.dim():
+            w = w.unsqueeze(-1)
+        loss = torch.mean((w * (pred - x) ** 2).reshape(batch, -1), dim=1).mean()
+        acc.backward(loss)
+        norms = [sum(q.grad.detach().data.norm(2).item() ** 2 for q in params if q.grad is not None) ** 0.5]
+        acc.clip_grad_norm_(tr.parameters(), 1.0)
+        norms.append(sum(q.grad.detach().data.norm(2).item() ** 2 for q in params if q.grad is not None) ** 0.5)
+        opt.step()
+        opt.zero_grad()
+        loss = loss.detach().item()
+        del lat, emb, x, noise, noisy, out, pred, w
+        torch.cuda.synchronize()
+        m = mem(torch)
+        m["wall_s"] = round(time.time() - t0, 2)
+        steps.append(m)
+    res["steps"] = steps
+    res["peak_alloc"] = max(s["peak_alloc"] for s in steps)
+    res["peak_reserved"] = max(s["peak_reserved"] for s in steps)
+    if trace:
+        trace_write(torch, trace, res)
+
+
 DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
 
 
@@ -305,6 +381,9 @@ def run_one(name, smoke, out_path, trace_dir):
         elif kind == "train":
             tr = os.path.join(trace_dir, name.replace(":", "-") + ".json.gz") if (trace_dir and not smoke) else None
             case_train(res, smoke, a[0], int(a[1]), int(a[2]), a[3] == "gc", trace=tr if "trace" in a[4:] else None)
+        elif kind == "sft":
+            tr = os.path.join(trace_dir, name.replace(":", "-") + ".json.gz") if (trace_dir and not smoke) else None
+            case_sft(res, smoke, a[0], a[1], a[2], int(a[3]), trace=tr if "trace" in a[4:] else None)
         elif kind == "vae":
             tr = os.path.join(trace_dir, name.replace(":", "-") + ".json.gz") if (trace_dir and not smoke) else None
             case_vae(res, smoke, a[0], a[1], int(a[2]), int(a[3]), int(a[4]), a[5], trace=tr if "trace" in a[6:] else None)
