@@ -475,7 +475,7 @@ export function planToState(plan, presetType = () => '') {
   if (plan.workload === undefined) invalid.push('workload');
   const w = obj(plan.workload, 'workload');
   only(w, 'workload', ['mode', 'batch', 'seq', 'grad_accum', 'new_tokens', 'dec_seq', 'image_size', 'kv_dtype',
-    'frames', 'height', 'width', 'diffusion']);
+    'frames', 'height', 'width', 'diffusion', 'steps']);
   const mode = str(w.mode, 'workload.mode', ['train', 'infer'], 'train');
   const train = mode === 'train';
   s.workload.mode = mode;
@@ -498,6 +498,7 @@ export function planToState(plan, presetType = () => '') {
   s.workload.width = numb(w.width, 'workload.width', '');
   s.workload.diffusion = diffusionFromPlan(w.diffusion, invalid);
   if (w.dec_seq !== undefined && w.dec_seq !== 128) dropped.push('workload.dec_seq');
+  if (w.steps !== undefined && w.steps !== 3) dropped.push('workload.steps'); // the form shows the steady state
 
   // instances
   const coreNames = [];

@@ -285,7 +285,7 @@ test('add, duplicate and remove instances; role defaults', () => {
 test('plan files → setup: what the form cannot hold is named', () => {
   const ok = S.planToState({
     schema: 'vramplan/plan@1', name: 'x',
-    workload: { batch: 2, seq: 256, dec_seq: 64 },
+    workload: { batch: 2, seq: 256, dec_seq: 64, steps: 1 },
     instances: [
       { model: { preset: 'phi-3-mini-4k' }, finetune: { method: 'lora', lora: { r: 8 }, freeze: ['embeddings'] } },
       { name: 'ref', role: 'reference', shares_weights_with: 'trained', placement: { device: 'cpu', stream_to: 1 } },
@@ -294,7 +294,7 @@ test('plan files → setup: what the form cannot hold is named', () => {
     parallel: { zero: 2 },
   }, presetType);
   assert.deepEqual(ok.invalid, []);
-  assert.deepEqual(ok.dropped, ['workload.dec_seq', 'instances[0].finetune.freeze', 'hardware.capacity_bytes']);
+  assert.deepEqual(ok.dropped, ['workload.dec_seq', 'workload.steps', 'instances[0].finetune.freeze', 'hardware.capacity_bytes']);
   const [a, b] = ok.state.instances;
   assert.equal(a.name, 'trained', 'the core names an unnamed instance after its role');
   assert.equal(a.lora.alpha, 16, 'alpha defaults to 2r, as in the core');
