@@ -335,6 +335,10 @@ static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     if ((st = vp_json_opt_int(w, p, "steps", 1, 1000000000, &plan->steps, err))) return st;
     if (plan->steps && plan->mode != VP_MODE_TRAIN)
         return vp_fail(err, VP_ERR_FIELD, "workload.steps", "workload.steps counts training steps: it needs \"mode\": \"train\"");
+    if (plan->steps == 1 || plan->steps == 2)
+        plan_warn(plan, plan->steps == 1 ? "workload.steps = 1: the figures are the first step's, before the optimizer makes its state; "
+                                           "later steps hold it through forward and backward."
+                                         : "workload.steps = 2: reserved memory is what two steps leave; the steady state is reached by step 3.");
     int kv = VP_DT_BF16;
     if ((st = vp_json_opt_enum(w, p, "kv_dtype", k_dtype, &kv, err))) return st;
     plan->kv_dtype = (vp_dtype)kv;

@@ -730,6 +730,9 @@ static void first_step(void **s) {
     assert_string_equal(first->devices[0].peak_phase, "optimizer_step");
     assert_true(first->devices[0].peak_reserved_bytes < steady->devices[0].peak_reserved_bytes);
     assert_u64_equal(three->devices[0].peak_reserved_bytes, steady->devices[0].peak_reserved_bytes);
+    int said = 0; /* the estimate says which step it is */
+    for (int i = 0; i < first->n_warnings; i++) said |= strstr(first->warnings[i], "workload.steps = 1") != NULL;
+    assert_true(said);
     t_expect_error(t_fmt("{\"schema\":\"%s\",\"workload\":{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,"
                          "\"width\":720,\"steps\":1},\"instances\":[%s]}", VP_PLAN_SCHEMA, inst),
                    VP_ERR_FIELD, "workload.steps");
