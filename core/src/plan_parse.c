@@ -336,8 +336,8 @@ static vp_status parse_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     if (plan->steps && plan->mode != VP_MODE_TRAIN)
         return vp_fail(err, VP_ERR_FIELD, "workload.steps", "workload.steps counts training steps: it needs \"mode\": \"train\"");
     if (plan->steps == 1 || plan->steps == 2)
-        plan_warn(plan, plan->steps == 1 ? "workload.steps = 1: the figures are the first step's, before the optimizer makes its state; "
-                                           "later steps hold it through forward and backward."
+        plan_warn(plan, plan->steps == 1 ? "workload.steps = 1: the figures are the first step's: torch.optim makes its state in that "
+                                           "step's step() (DeepSpeed's when it is built); later steps hold it throughout."
                                          : "workload.steps = 2: reserved memory is what two steps leave; the steady state is reached by step 3.");
     int kv = VP_DT_BF16;
     if ((st = vp_json_opt_enum(w, p, "kv_dtype", k_dtype, &kv, err))) return st;

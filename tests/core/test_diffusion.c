@@ -714,7 +714,8 @@ static uint64_t phase_alloc(const vp_estimate *e, const char *name) {
  * CogVideoX-5b's bf16 weights without m and v: 5,570,283,072 trainable parameters × 2 states × 2 B = 22,281,132,288 B
  * less in the forward than at the steady state; the optimizer step holds them either way. The replay walks one step
  * instead of three, so the reserved memory is what step 1 left (finetrainers' "after epoch 1" of one sample:
- * published_within_10). A count of steps is a training count: refused at inference. */
+ * published_within_10). DeepSpeed's ZeRO optimizers make their state when built (stage_1_and_2.py
+ * initialize_optimizer_states): their step 1 holds it. A count of steps is a training count: refused at inference. */
 static const char *one(const char *preset, const char *extra);
 
 static void first_step(void **s) {
@@ -730,6 +731,15 @@ static void first_step(void **s) {
     assert_string_equal(first->devices[0].peak_phase, "optimizer_step");
     assert_true(first->devices[0].peak_reserved_bytes < steady->devices[0].peak_reserved_bytes);
     assert_u64_equal(three->devices[0].peak_reserved_bytes, steady->devices[0].peak_reserved_bytes);
+    /* DeepSpeed builds its ZeRO optimizer's state at initialization: step 1 holds it as every later step does */
+    const char *zwl = "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720%s}";
+    const char *z2 = "{\"gpu\":\"h100-sxm-80gb\",\"count\":2}";
+    const char *zp = "{\"dp\":2,\"zero\":2}";
+    const vp_estimate *zs = t_estimate(t_fmt("{\"schema\":\"%s\",\"workload\":%s,\"hardware\":%s,\"parallel\":%s,\"instances\":[%s]}",
+                                             VP_PLAN_SCHEMA, t_fmt(zwl, ""), z2, zp, inst));
+    const vp_estimate *z1 = t_estimate(t_fmt("{\"schema\":\"%s\",\"workload\":%s,\"hardware\":%s,\"parallel\":%s,\"instances\":[%s]}",
+                                             VP_PLAN_SCHEMA, t_fmt(zwl, ",\"steps\":1"), z2, zp, inst));
+    assert_u64_equal(phase_alloc(z1, "forward"), phase_alloc(zs, "forward"));
     int said = 0; /* the estimate says which step it is */
     for (int i = 0; i < first->n_warnings; i++) said |= strstr(first->warnings[i], "workload.steps = 1") != NULL;
     assert_true(said);
