@@ -51,6 +51,7 @@ typedef struct {
     int sharded_grad;    /* FSDP's sharded .grad in fp32 (the grads_fp32 term) is the .grad: per parameter */
     int32_t unit_next;   /* FSDP: the next block's unit, prefetched while this one computes */
     int32_t ck_next;     /* a checkpointed block's output, kept as the next checkpointed block's input */
+    int states_built;    /* the optimizer state was made before the first step (DeepSpeed: init_states) */
     int fp32wise;        /* full fine-tuning in fp32, blocks forward and backward op by op (events_fp32_block.c) */
     vp_fp32_block_saved *fs; /* ... per block: its saved tensors by name */
     vp_fp32_norm_saved fn;   /* ... the final norm's */
@@ -293,7 +294,7 @@ static void optimizer_step(vp_events *e, inst_ev *x, int first) {
     const vp_inst_calc *c = x->c;
     if (!trained(c)) return;
     /* states created at the first step, one zeros_like per state per parameter */
-    if (first) {
+    if (first && !x->states_built) {
         if (c->grads_resident || x->lora || x->gscale > 0)
             foreach_trainable(e, x, &x->states, x->state_scale, x->n_states);
         else /* a ZeRO partition's flat states (no per-parameter .grad to follow) */
@@ -314,6 +315,21 @@ static void optimizer_step(vp_events *e, inst_ev *x, int first) {
     vp_tensors_release(&tmp, e);
     vp_tensors_dispose(&tmp);
     vp_ev_free(e, fp32_grad);
+}
+
+/* DeepSpeed's ZeRO optimizers make their state when they are built, before any activation exists: a step with a
+ * zero-valued fp32 gradient partition (deepspeed/runtime/zero/stage_1_and_2.py initialize_optimizer_states, called
+ * from __init__: single_grad_partition = torch.zeros(partition_size, fp32) as the partition's .grad, then
+ * optimizer.step(), then the .grad dropped unless offloaded; stage3.py alike). torch.optim makes it lazily, at the
+ * first step() (optimizer_step). */
+static void init_states(vp_events *e, inst_ev *x) {
+    const vp_inst_calc *c = x->c;
+    if (!trained(c) || c->ds.states.bytes <= 0) return;
+    int32_t g = vp_ev_alloc(e, c->ds.grad_fp32.bytes);
+    vp_tensors_push(&x->states, e, vp_ev_alloc(e, c->ds.states.bytes));
+    vp_ev_free(e, vp_ev_alloc(e, c->ds.opt_temp.bytes));
+    vp_ev_free(e, g);
+    x->states_built = 1;
 }
 
 /* ---- activations ---- */
@@ -913,6 +929,7 @@ void vp_events_train(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_even
     for (int i = 0; i < n && !out->failed; i++) {
         alloc_weights(out, &xs[i]);
         alloc_resident_grads(out, &xs[i]);
+        if (plan->par.framework == VP_FW_DEEPSPEED && plan->par.zero > 0) init_states(out, &xs[i]);
     }
     /* the cuBLAS workspace: allocated through PyTorch's allocator by the first GEMM (runtime.c), in
      * the first forward after the embedding where the blocks are replayed op by op (the H100 trace

@@ -813,11 +813,52 @@ static void sharded_replay_keeps_no_step_state(void **state) {
     }
 }
 
+/* DeepSpeed's ZeRO optimizers make their state when they are built (stage_1_and_2.py / stage3.py
+ * initialize_optimizer_states, called from __init__: a step over a zero-valued fp32 gradient partition), so the
+ * replay places it while the model loads, before any activation, with the zero partition made and dropped around
+ * it; torch.optim under FSDP makes it in the first step() (_init_group). Llama-3.1-8B on 8 ranks, as above. */
+static void deepspeed_states_at_init(void **state) {
+    (void)state;
+    const struct { const char *par; int at_load; } cases[] = {
+        {"\"zero\":2", 1}, {"\"zero\":3,\"torch_autocast\":true", 1}, {"\"fsdp\":\"full_shard\"", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":2,\"seq\":2048},"
+                 "\"instances\":[{\"model\":{\"preset\":\"llama-3.1-8b\"},\"precision\":\"amp_bf16\","
+                 "\"optimizer\":{\"name\":\"adamw\",\"impl\":\"fused\"},\"grad_ckpt\":{\"every\":1}}],"
+                 "\"hardware\":{\"gpu\":\"h100-sxm-80gb\",\"count\":8},\"parallel\":{\"dp\":8,%s}}",
+                 cases[i].par);
+        vp_plan *p = plan_of(json);
+        vp_inst_calc c;
+        vp_inst_calc_init(p, &p->inst[0], 0, &c);
+        assert_true(c.ds.states.bytes > 0);
+        vp_events ev;
+        vp_events_init(&ev);
+        vp_events_train(p, &c, 1, &ev);
+        assert_false(ev.failed);
+        int32_t states_at = -1, first_forward = -1;
+        for (int32_t k = 0; k < ev.n; k++) {
+            if (first_forward < 0 && ev.ev[k].phase == VP_PH_FORWARD) first_forward = k;
+            if (states_at < 0 && ev.ev[k].size == (uint64_t)c.ds.states.bytes) states_at = k;
+        }
+        if (cases[i].at_load) {
+            assert_true(states_at >= 0 && states_at < first_forward);
+            assert_int_equal(ev.ev[states_at].phase, VP_PH_LOAD);
+        } else {
+            assert_true(states_at < 0 || states_at > first_forward);
+        }
+        vp_events_free(&ev);
+        vp_plan_free(p);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) return 2;
     g_dir = argv[2];
     const struct CMUnitTest main_tests[] = {
-        cmocka_unit_test(block_tensors_llama), cmocka_unit_test(block_tensors_cogvideox),   cmocka_unit_test(replay_matches_timeline),
+        cmocka_unit_test(block_tensors_llama), cmocka_unit_test(block_tensors_cogvideox),   cmocka_unit_test(replay_matches_timeline), cmocka_unit_test(deepspeed_states_at_init),
         cmocka_unit_test(bisections_training),   cmocka_unit_test(fragmentation_decides),
         cmocka_unit_test(bad_alloc_conf),        cmocka_unit_test(bisection_generate),
         cmocka_unit_test(bisections_conservative), cmocka_unit_test(lora_default_targets),
