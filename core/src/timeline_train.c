@@ -253,10 +253,10 @@ void vp_timeline_train(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *ou
     for (int i = 0; i < n; i++) vp_add_resident(basep, &cs[i], 1);
     /* workload.steps 1: a figure read after the first step, whose forward and backward run before the optimizer
      * makes its state (torch.optim's _init_group at the first step(), bitsandbytes' init_state alike). DeepSpeed's
-     * ZeRO and bf16 optimizers make theirs when they are built (deepspeed/runtime/zero/stage_1_and_2.py and
-     * stage3.py initialize_optimizer_states, called from __init__: "a step with zero-valued gradients to allocate
-     * internal optimizer state"), so under DeepSpeed step 1 holds it too */
-    int first_step = plan->steps == 1 && plan->par.framework != VP_FW_DEEPSPEED;
+     * ZeRO optimizers make theirs when they are built (deepspeed/runtime/zero/stage_1_and_2.py and stage3.py
+     * initialize_optimizer_states, called from __init__: a step over zero-valued gradients; events_train.c
+     * init_states), so under ZeRO step 1 holds it too */
+    int first_step = plan->steps == 1 && !(plan->par.framework == VP_FW_DEEPSPEED && plan->par.zero > 0);
     if (first_step) vp_moment_remove(basep, "optimizer_state", NULL);
     add_workspace(basep);
     vp_sink_push(out, basep);
