@@ -137,12 +137,32 @@ def rotary(p, frames_lat, h_lat, w_lat, device):
     return cos, sin
 
 
+def velocity_loss(torch, tr, sched, alphas, rot, batch, lat_shape, dev):
+    """One step's loss as the legacy cogvideox scripts compute it (--load_tensors latents, v-prediction, the
+    1 / (1 - alphas_cumprod) weights); also the step's tensors, which the script's names keep alive to the next step."""
+    from diffusers.models.autoencoders.vae import DiagonalGaussianDistribution
+    fl, hl, wl = lat_shape
+    lat = torch.randn(batch, 32, fl, hl, wl, dtype=torch.bfloat16, device=dev)  # --load_tensors: mean+logvar
+    emb = torch.randn(batch, 226, 4096, dtype=torch.bfloat16, device=dev)
+    x = (DiagonalGaussianDistribution(lat).sample() * 0.7).permute(0, 2, 1, 3, 4)  # [B, F, C, H, W]
+    x = x.to(memory_format=torch.contiguous_format, dtype=torch.bfloat16)
+    noise = torch.randn_like(x)
+    ts = torch.randint(0, 1000, (batch,), dtype=torch.int64, device=dev)
+    noisy = sched.add_noise(x, noise, ts)
+    out = tr(hidden_states=noisy, encoder_hidden_states=emb, timestep=ts, image_rotary_emb=rot, return_dict=False)[0]
+    pred = sched.get_velocity(out, noisy, ts)
+    w = 1 / (1 - alphas[ts])
+    while w.dim() < pred.dim():
+        w = w.unsqueeze(-1)
+    loss = torch.mean((w * (pred - x) ** 2).reshape(batch, -1), dim=1).mean()
+    return loss, [ts, w, pred, out, noisy, noise, x, emb, lat]  # freed from its end: lat first, as `del lat, ...`
+
+
 def case_train(res, smoke, pid, r, batch, gc, trace=None):
     import torch
     from accelerate import Accelerator
     from peft import LoraConfig
     from diffusers import CogVideoXDDIMScheduler
-    from diffusers.models.autoencoders.vae import DiagonalGaussianDistribution
     p = preset(pid)
     frames, height, width = (9, 64, 96) if smoke else (49, 480, 720)
     fl, hl, wl = (frames - 1) // 4 + 1, height // 8, width // 8
@@ -170,26 +190,13 @@ def case_train(res, smoke, pid, r, batch, gc, trace=None):
             trace_start(torch)
         torch.cuda.reset_peak_memory_stats()
         t0 = time.time()
-        lat = torch.randn(batch, 32, fl, hl, wl, dtype=torch.bfloat16, device=dev)  # --load_tensors: mean+logvar
-        emb = torch.randn(batch, 226, 4096, dtype=torch.bfloat16, device=dev)
-        x = (DiagonalGaussianDistribution(lat).sample() * 0.7).permute(0, 2, 1, 3, 4)  # [B, F, C, H, W]
-        x = x.to(memory_format=torch.contiguous_format, dtype=torch.bfloat16)
-        noise = torch.randn_like(x)
-        ts = torch.randint(0, 1000, (batch,), dtype=torch.int64, device=dev)
-        noisy = sched.add_noise(x, noise, ts)
-        out = tr(hidden_states=noisy, encoder_hidden_states=emb, timestep=ts, image_rotary_emb=rot,
-                 return_dict=False)[0]
-        pred = sched.get_velocity(out, noisy, ts)
-        w = 1 / (1 - alphas[ts])
-        while w.dim() < pred.dim():
-            w = w.unsqueeze(-1)
-        loss = torch.mean((w * (pred - x) ** 2).reshape(batch, -1), dim=1).mean()
+        loss, held = velocity_loss(torch, tr, sched, alphas, rot, batch, (fl, hl, wl), dev)
         acc.backward(loss)
         acc.clip_grad_norm_(tr.parameters(), 1.0)
         opt.step()
         opt.zero_grad()
         loss = loss.detach().item()
-        del lat, emb, x, noise, noisy, out, pred, w
+        del held
         torch.cuda.synchronize()
         m = mem(torch)
         m["wall_s"] = round(time.time() - t0, 2)
@@ -210,7 +217,6 @@ def case_sft(res, smoke, pid, wdtype, opt_name, batch, trace=None):
     import torch
     from accelerate import Accelerator
     from diffusers import CogVideoXDDIMScheduler
-    from diffusers.models.autoencoders.vae import DiagonalGaussianDistribution
     p = preset(pid)
     frames, height, width = (9, 64, 96) if smoke else (49, 480, 720)
     fl, hl, wl = (frames - 1) // 4 + 1, height // 8, width // 8
@@ -240,20 +246,7 @@ def case_sft(res, smoke, pid, wdtype, opt_name, batch, trace=None):
     for step in range(3 if not smoke else 1):
         torch.cuda.reset_peak_memory_stats()
         t0 = time.time()
-        lat = torch.randn(batch, 32, fl, hl, wl, dtype=torch.bfloat16, device=dev)
-        emb = torch.randn(batch, 226, 4096, dtype=torch.bfloat16, device=dev)
-        x = (DiagonalGaussianDistribution(lat).sample() * 0.7).permute(0, 2, 1, 3, 4)
-        x = x.to(memory_format=torch.contiguous_format, dtype=torch.bfloat16)
-        noise = torch.randn_like(x)
-        ts = torch.randint(0, 1000, (batch,), dtype=torch.int64, device=dev)
-        noisy = sched.add_noise(x, noise, ts)
-        out = tr(hidden_states=noisy, encoder_hidden_states=emb, timestep=ts, image_rotary_emb=rot,
-                 return_dict=False)[0]
-        pred = sched.get_velocity(out, noisy, ts)
-        w = 1 / (1 - alphas[ts])
-        while w.dim() < pred.dim():
-            w = w.unsqueeze(-1)
-        loss = torch.mean((w * (pred - x) ** 2).reshape(batch, -1), dim=1).mean()
+        loss, held = velocity_loss(torch, tr, sched, alphas, rot, batch, (fl, hl, wl), dev)
         acc.backward(loss)
         norms = [sum(q.grad.detach().data.norm(2).item() ** 2 for q in params if q.grad is not None) ** 0.5]
         acc.clip_grad_norm_(tr.parameters(), 1.0)
@@ -261,7 +254,7 @@ def case_sft(res, smoke, pid, wdtype, opt_name, batch, trace=None):
         opt.step()
         opt.zero_grad()
         loss = loss.detach().item()
-        del lat, emb, x, noise, noisy, out, pred, w
+        del held
         torch.cuda.synchronize()
         m = mem(torch)
         m["wall_s"] = round(time.time() - t0, 2)
