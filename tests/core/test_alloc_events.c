@@ -748,6 +748,19 @@ static void dpo_reference_spliced_into_trace(void **state) {
     vp_plan_free(p);
 }
 
+/* Llama-3.1-8B full fine-tuning on 8 ranks (amp_bf16, fused AdamW, checkpointing, 2 × 2048 tokens) under the
+ * sharding `par` (the members of "parallel" besides dp) */
+static vp_plan *sharded_llama(const char *par) {
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":2,\"seq\":2048},"
+             "\"instances\":[{\"model\":{\"preset\":\"llama-3.1-8b\"},\"precision\":\"amp_bf16\","
+             "\"optimizer\":{\"name\":\"adamw\",\"impl\":\"fused\"},\"grad_ckpt\":{\"every\":1}}],"
+             "\"hardware\":{\"gpu\":\"h100-sxm-80gb\",\"count\":8},\"parallel\":{\"dp\":8,%s}}",
+             par);
+    return plan_of(json);
+}
+
 /* Sharded full fine-tunes replayed through the allocator (Llama-3.1-8B, 8 ranks, amp_bf16, fused
  * AdamW, checkpointing, 2 × 2048 tokens): the replay's allocated peak follows the timeline's, and what
  * stays allocated after step 3 is what the estimate says stays: the rank's parameters, optimizer
@@ -765,14 +778,7 @@ static void sharded_replay_keeps_no_step_state(void **state) {
         {"\"zero\":2", 2.0 * psi + 12.0 * psi / 8},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char json[1024];
-        snprintf(json, sizeof json,
-                 "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":2,\"seq\":2048},"
-                 "\"instances\":[{\"model\":{\"preset\":\"llama-3.1-8b\"},\"precision\":\"amp_bf16\","
-                 "\"optimizer\":{\"name\":\"adamw\",\"impl\":\"fused\"},\"grad_ckpt\":{\"every\":1}}],"
-                 "\"hardware\":{\"gpu\":\"h100-sxm-80gb\",\"count\":8},\"parallel\":{\"dp\":8,%s}}",
-                 cases[i].par);
-        vp_plan *p = plan_of(json);
+        vp_plan *p = sharded_llama(cases[i].par);
         vp_estimate *e = malloc(sizeof *e);
         estimate(p, e);
         vp_inst_calc c;
@@ -823,14 +829,7 @@ static void deepspeed_states_at_init(void **state) {
         {"\"zero\":2", 1}, {"\"zero\":3,\"torch_autocast\":true", 1}, {"\"fsdp\":\"full_shard\"", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char json[1024];
-        snprintf(json, sizeof json,
-                 "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":2,\"seq\":2048},"
-                 "\"instances\":[{\"model\":{\"preset\":\"llama-3.1-8b\"},\"precision\":\"amp_bf16\","
-                 "\"optimizer\":{\"name\":\"adamw\",\"impl\":\"fused\"},\"grad_ckpt\":{\"every\":1}}],"
-                 "\"hardware\":{\"gpu\":\"h100-sxm-80gb\",\"count\":8},\"parallel\":{\"dp\":8,%s}}",
-                 cases[i].par);
-        vp_plan *p = plan_of(json);
+        vp_plan *p = sharded_llama(cases[i].par);
         vp_inst_calc c;
         vp_inst_calc_init(p, &p->inst[0], 0, &c);
         assert_true(c.ds.states.bytes > 0);
