@@ -15,6 +15,7 @@
 #include "alloc_events.h"
 #include "timeline.h"
 #include "vp_test.h"
+#include "t_seq.h"
 
 static const char *g_fixtures = "tests/fixtures";
 
@@ -58,25 +59,10 @@ static void trace_free(trace *t) {
     free(t->op);
 }
 
-/* A sequence as the large pool sees it: allocations of at least 1 MiB (the smaller ones go to the small pool,
- * which events_cogvideox.c leaves out), numbered from 0 in their order; a free names its allocation, or is -1 for
- * one made before the sequence began (a block's inputs). */
-typedef struct {
-    double size[512];
-    int32_t free_of[512]; /* -2: an allocation; else the freed allocation's number, or -1 */
-    int n;
-} seq;
-
-static void seq_push(seq *s, double size, int32_t free_of) {
-    assert_true(s->n < 512);
-    s->size[s->n] = size;
-    s->free_of[s->n++] = free_of;
-}
-
 /* The trace's events from allocation `lo` up to allocation `hi` (not included), without allocations of `skip` bytes
 (0: none). */
-static void trace_seq_skip(const trace *t, size_t lo, size_t hi, uint64_t skip, seq *s) {
-    memset(s, 0, sizeof *s);
+static void trace_seq_skip(const trace *t, size_t lo, size_t hi, uint64_t skip, t_seq *s) {
+    s->n = 0;
     int32_t *num = malloc(t->nalloc * sizeof *num);
     assert_non_null(num);
     for (size_t k = 0; k < t->nalloc; k++) num[k] = -1;
@@ -86,37 +72,19 @@ static void trace_seq_skip(const trace *t, size_t lo, size_t hi, uint64_t skip, 
     for (size_t i = start; i < t->nop && t->op[i] != (int64_t)hi; i++) {
         int64_t o = t->op[i];
         if (o >= 0) {
-            if ((double)t->size[o] >= MIB && t->size[o] != skip) num[o] = n++, seq_push(s, (double)t->size[o], -2);
+            if ((double)t->size[o] >= MIB && t->size[o] != skip) num[o] = n++, t_seq_push(s, (double)t->size[o], -2);
         } else if ((double)t->size[-o - 1] >= MIB && t->size[-o - 1] != skip) {
-            seq_push(s, 0, num[-o - 1]);
+            t_seq_push(s, 0, num[-o - 1]);
         }
     }
     free(num);
 }
 
-static void trace_seq(const trace *t, size_t lo, size_t hi, seq *s) { trace_seq_skip(t, lo, hi, 0, s); }
-
-/* vramplan's events from event `from` on, the same way. */
-static void events_seq(const vp_events *e, int32_t from, seq *s) {
-    memset(s, 0, sizeof *s);
-    int32_t *num = malloc((size_t)e->n * sizeof *num);
-    assert_non_null(num);
-    int32_t n = 0;
-    for (int32_t i = 0; i < e->n; i++) {
-        num[i] = -1;
-        if (i < from) continue;
-        if (e->ev[i].size > 0) {
-            if ((double)e->ev[i].size >= MIB) num[i] = n++, seq_push(s, (double)e->ev[i].size, -2);
-        } else if (e->ev[i].id >= 0 && (double)e->ev[e->ev[i].id].size >= MIB) {
-            seq_push(s, 0, num[e->ev[i].id]);
-        }
-    }
-    free(num);
-}
+static void trace_seq(const trace *t, size_t lo, size_t hi, t_seq *s) { trace_seq_skip(t, lo, hi, 0, s); }
 
 /* Same events in the same order, sizes within 512 B (the SDPA backward's workspace is 256 B above the dQ
  * accumulator plus the row sums events_cogvideox.c gives it). */
-static void seq_equal(const seq *want, const seq *got, const char *what) {
+static void seq_equal(const t_seq *want, const t_seq *got, const char *what) {
     int n = want->n < got->n ? want->n : got->n;
     for (int i = 0; i < n; i++) {
         int ok = want->free_of[i] == got->free_of[i] && fabs(want->size[i] - got->size[i]) <= 512.0;
@@ -139,7 +107,7 @@ static void block_matches_trace(void **st) {
     (void)st;
     trace t;
     trace_load(&t);
-    seq want, got;
+    t_seq want = {0}, got = {0};
     vp_events e;
     vp_events_init(&e);
     int32_t in_h = vp_ev_alloc(&e, (int64_t)(2.0 * DIMS_2B.v * DIMS_2B.h)), in_e = vp_ev_alloc(&e, (int64_t)(2.0 * DIMS_2B.t * DIMS_2B.h));
@@ -147,7 +115,7 @@ static void block_matches_trace(void **st) {
     vp_ev_cog_block(&e, &DIMS_2B, &h, &enc);
     assert_false(e.failed);
     trace_seq(&t, 556, 658, &want);
-    events_seq(&e, from, &got);
+    t_seq_of_events(&e, from, &got);
     assert_int_equal(want.n, 140); /* 71 allocations, 69 frees: the block's two outputs stay */
     seq_equal(&want, &got, "forward");
     /* the outputs: the video stream (4 × 17,550 × 1920 × 2 B) and the text stream (4 × 226 × 1920 × 2 B) */
@@ -156,7 +124,7 @@ static void block_matches_trace(void **st) {
     from = e.n;
     vp_ev_cog_block_backward(&e, &DIMS_2B, in_h, in_e, 0);
     trace_seq(&t, 4510, 4678, &want);
-    events_seq(&e, from, &got);
+    t_seq_of_events(&e, from, &got);
     assert_int_equal(want.n, 260);
     seq_equal(&want, &got, "recompute and backward");
     /* the last block's (the backward's first, allocations 3,167 to 3,333; the backward thread's 1 MiB allocation
@@ -164,11 +132,13 @@ static void block_matches_trace(void **st) {
     in_h = vp_ev_alloc(&e, 269568000), in_e = vp_ev_alloc(&e, 3471360), from = e.n;
     int32_t ge = vp_ev_cog_block_backward(&e, &DIMS_2B, in_h, in_e, 1);
     trace_seq_skip(&t, 3167, 3334, 1048576, &want);
-    events_seq(&e, from, &got);
+    t_seq_of_events(&e, from, &got);
     assert_int_equal(want.n, 255);
     seq_equal(&want, &got, "the last block's recompute and backward");
     assert_true(ge >= 0);
     assert_int_equal(e.ev[ge].size, 3471360);
+    t_seq_dispose(&want);
+    t_seq_dispose(&got);
     vp_events_free(&e);
     trace_free(&t);
 }
@@ -184,13 +154,13 @@ static void outside_blocks_match_trace(void **st) {
     (void)st;
     trace t;
     trace_load(&t);
-    seq want, got;
+    t_seq want = {0}, got = {0};
     vp_events e;
     vp_events_init(&e);
     int32_t emb = vp_ev_cog_embed(&e, &DIMS_2B);
     assert_int_equal(e.ev[emb].size, 273039360); /* 4 × 17,776 × 1920 × 2 B */
     trace_seq_skip(&t, 37, 46, 278799507, &want);
-    events_seq(&e, 0, &got);
+    t_seq_of_events(&e, 0, &got);
     seq_equal(&want, &got, "patch embedding");
     int32_t last_h = vp_ev_alloc(&e, 269568000), last_e = vp_ev_alloc(&e, 3471360), from = e.n;
     vp_cog_head head;
@@ -202,9 +172,11 @@ static void outside_blocks_match_trace(void **st) {
     assert_int_equal(kept.n, 2);
     assert_int_equal(e.ev[g].size, 269568000);
     trace_seq(&t, 3106, 3167, &want);
-    events_seq(&e, from, &got);
+    t_seq_of_events(&e, from, &got);
     seq_equal(&want, &got, "head, loss and their backward");
     vp_tensors_dispose(&kept);
+    t_seq_dispose(&want);
+    t_seq_dispose(&got);
     vp_events_free(&e);
     trace_free(&t);
 }

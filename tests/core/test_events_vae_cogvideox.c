@@ -17,38 +17,14 @@
 #include "plan.h"
 #include "vp_test.h"
 #include "t_arch.h"
+#include "t_seq.h"
 
 static const char *g_fixtures = "tests/fixtures";
 
 #define MIB 1048576.0
 
-/* A sequence as the large pool sees it: allocations of at least 1 MiB (smaller ones go to the small pool, where
- * nothing of the decode's size classes lands), numbered in order; a free names its allocation's number. */
-typedef struct {
-    double *size;      /* allocation: its bytes; free: 0 */
-    int32_t *free_of;  /* -2: an allocation; else the freed allocation's number */
-    int n, cap;
-} seq;
-
-static void push(seq *s, double size, int32_t free_of) {
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 1024;
-        s->size = realloc(s->size, (size_t)s->cap * sizeof *s->size);
-        s->free_of = realloc(s->free_of, (size_t)s->cap * sizeof *s->free_of);
-        assert_non_null(s->size);
-        assert_non_null(s->free_of);
-    }
-    s->size[s->n] = size;
-    s->free_of[s->n++] = free_of;
-}
-
-static void seq_dispose(seq *s) {
-    free(s->size);
-    free(s->free_of);
-}
-
 /* the fixture: its large-pool sequence, and the trace's own segments at their most (`expect 0 BYTES N`) */
-static void trace_seq(seq *s, double *segments) {
+static void trace_seq(t_seq *s, double *segments) {
     const char *path = t_fmt("%s/alloc_traces/cogvideox-vae-decode-fp16-49x480x720.txt", g_fixtures);
     FILE *f = fopen(path, "r");
     if (!f) fail_msg("cannot open %s", path);
@@ -67,33 +43,17 @@ static void trace_seq(seq *s, double *segments) {
             assert_true(na < cap);
             size[na] = (double)v;
             num[na] = -1;
-            if ((double)v >= MIB) num[na] = n++, push(s, (double)v, -2);
+            if ((double)v >= MIB) num[na] = n++, t_seq_push(s, (double)v, -2);
             na++;
         } else if (sscanf(line, "f %llu", &v) == 1) {
             assert_true(v < na);
-            if (size[v] >= MIB) push(s, 0, num[v]);
+            if (size[v] >= MIB) t_seq_push(s, 0, num[v]);
         }
     }
     fclose(f);
     free(size);
     free(num);
     assert_int_equal(na, 4694);
-}
-
-static void events_seq(const vp_events *e, seq *s) {
-    memset(s, 0, sizeof *s);
-    int32_t *num = malloc((size_t)e->n * sizeof *num);
-    assert_non_null(num);
-    int32_t n = 0;
-    for (int32_t i = 0; i < e->n; i++) {
-        num[i] = -1;
-        if (e->ev[i].size > 0) {
-            if ((double)e->ev[i].size >= MIB) num[i] = n++, push(s, (double)e->ev[i].size, -2);
-        } else if (e->ev[i].id >= 0 && (double)e->ev[e->ev[i].id].size >= MIB) {
-            push(s, 0, num[e->ev[i].id]);
-        }
-    }
-    free(num);
 }
 
 static void decode_2b(vp_events *e, int tiling) {
@@ -110,12 +70,12 @@ static void decode_2b(vp_events *e, int tiling) {
  * 843.75 + 675 + 0.84 MiB + 3.07 MiB; the algorithms' extra bytes (0 to 16.01 MiB) depend on the shape, not the size. */
 static void decode_matches_trace(void **st) {
     (void)st;
-    seq want, got;
+    t_seq want = {0}, got = {0};
     double segments = 0;
     trace_seq(&want, &segments);
     vp_events e;
     decode_2b(&e, 0);
-    events_seq(&e, &got);
+    t_seq_of_events(&e, 0, &got);
     int n = want.n < got.n ? want.n : got.n, ws = 0;
     for (int i = 0; i < n; i++) {
         /* a workspace: allocated, then freed by the next event */
@@ -147,8 +107,8 @@ static void decode_matches_trace(void **st) {
                   segments / 1073741824.0, (double)r.peak_alloc / 1073741824.0);
     assert_true(fabs((double)r.peak_reserved / segments - 1.0) < 0.06);
     assert_true(fabs((double)r.peak_alloc / 1073741824.0 - 14.74) < 0.01);
-    seq_dispose(&want);
-    seq_dispose(&got);
+    t_seq_dispose(&want);
+    t_seq_dispose(&got);
     vp_events_free(&e);
 }
 
