@@ -1,5 +1,6 @@
-/* cmd_fit.c: `vramplan fit --max batch|seq|new-tokens` — the largest micro-batch, sequence length or
- * generated-token count that fits, the rest of the plan kept (vramplan/fit@1, docs/schema/fit.md). */
+/* cmd_fit.c: `vramplan fit --max batch|seq|new-tokens|frames` — the largest micro-batch, sequence length,
+ * generated-token count or video frame count that fits, the rest of the plan kept (vramplan/fit@1,
+ * docs/schema/fit.md). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,8 @@ static void help(FILE *f) {
     fprintf(f, "usage: vramplan fit [--plan FILE.json | --model ID | --hf-config config.json] [options] --max FIELD\n\n"
                "The largest value of one workload field that fits; the rest of the plan is kept. Memory is\n"
                "not assumed to grow with the value: the neighbours of the answer are estimated too.\n\n"
-               "  --max FIELD          batch | seq | new-tokens (new-tokens: inference plans)\n"
+               "  --max FIELD          batch | seq | new-tokens | frames (new-tokens: inference plans; frames:\n"
+               "                       video pipelines, in the counts they take: 4k + 1 for a 4x temporal VAE)\n"
                "  --json               print vramplan/fit@1 JSON (docs/schema/fit.md)\n"
                "  --pretty             indent the JSON\n\n"
                "plan options (as for `vramplan estimate`):\n");
@@ -30,8 +32,9 @@ static int fit_flag(void *ctx, const char *flag, const char *value) {
     if (!strcmp(flag, "--pretty")) return o->pretty = 1;
     if (!strcmp(flag, "--max")) {
         if (!value || (strcmp(value, "batch") && strcmp(value, "seq") && strcmp(value, "new-tokens") &&
-                       strcmp(value, "new_tokens"))) {
-            fprintf(stderr, "vramplan fit: --max needs batch, seq or new-tokens%s%s\n", value ? ", got " : "", value ? value : "");
+                       strcmp(value, "new_tokens") && strcmp(value, "frames"))) {
+            fprintf(stderr, "vramplan fit: --max needs batch, seq, new-tokens or frames%s%s\n", value ? ", got " : "",
+                    value ? value : "");
             return -EXIT_USAGE;
         }
         o->field = value;
@@ -42,8 +45,14 @@ static int fit_flag(void *ctx, const char *flag, const char *value) {
 
 static void print_text(const cJSON *fit) {
     const char *field = cli_str(fit, "field");
-    const char *what = !strcmp(field, "batch") ? "micro-batch" : !strcmp(field, "seq") ? "sequence length" : "number of generated tokens";
+    const char *what = !strcmp(field, "batch")    ? "micro-batch"
+                       : !strcmp(field, "seq")    ? "sequence length"
+                       : !strcmp(field, "frames") ? "number of video frames"
+                                                  : "number of generated tokens";
     printf("Largest %s that fits: %.0f\n", what, cli_num(fit, "value"));
+    if (cli_num(fit, "step") > 1)
+        printf("  (counts of 1 + %.0f k frames, as the pipeline takes them; a count between two of them runs as one of them)\n",
+               cli_num(fit, "step"));
     const cJSON *est = cJSON_GetObjectItemCaseSensitive(fit, "estimate");
     if (cJSON_IsObject(est)) printf("  at %s = %.0f: %s\n", field, cli_num(fit, "value"), cli_str(est, "summary"));
     const cJSON *next = cJSON_GetObjectItemCaseSensitive(fit, "next");
@@ -70,7 +79,7 @@ int cmd_fit(int argc, char **argv) {
     if (rc) return rc;
     if (!of.field) {
         free(plan_txt);
-        fprintf(stderr, "vramplan fit: --max batch|seq|new-tokens is required\n");
+        fprintf(stderr, "vramplan fit: --max batch|seq|new-tokens|frames is required\n");
         return EXIT_USAGE;
     }
     vp_error err;

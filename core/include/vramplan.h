@@ -222,10 +222,10 @@ char *vp_estimate_with_suggestions_json(const char *plan_json, const vp_registry
 #define VP_RECOMMEND_SCHEMA "vramplan/recommend@1"
 
 /* The workload value fit and sweep vary; the rest of the plan is kept. */
-typedef enum { VP_FIELD_BATCH = 0, VP_FIELD_SEQ, VP_FIELD_NEW_TOKENS } vp_field;
-/* "batch" | "seq" | "new_tokens" (the workload key) */
+typedef enum { VP_FIELD_BATCH = 0, VP_FIELD_SEQ, VP_FIELD_NEW_TOKENS, VP_FIELD_FRAMES } vp_field;
+/* "batch" | "seq" | "new_tokens" | "frames" (the workload key) */
 const char *vp_field_name(vp_field f);
-/* "batch", "seq", "new_tokens" or "new-tokens" -> *out; VP_ERR_FIELD otherwise. */
+/* "batch", "seq", "new_tokens", "new-tokens" or "frames" -> *out; VP_ERR_FIELD otherwise. */
 vp_status vp_field_from_name(const char *name, vp_field *out, vp_error *err);
 
 #define VP_FIT_MAX_GAPS 8
@@ -234,20 +234,22 @@ vp_status vp_field_from_name(const char *name, vp_field *out, vp_error *err);
  * monotone in the value: after the exponential + binary search the neighbours are estimated too. */
 typedef struct {
     vp_field field;
+    int64_t step;            /* the values searched are 1, 1 + step, 1 + 2 step, ...: 1, except frames, which go
+                                by the video VAE's temporal compression (4k + 1 frames for a 4x VAE) */
     int64_t value;           /* largest value that fits; 0 when not even 1 fits */
     int64_t limit;           /* the largest value the search may try (plan format, tokens per step, model positions) */
     char limit_reason[160];  /* why limit is the limit, in words */
-    int limited;             /* value == limit: value + 1 is not a valid plan, `next` is not estimated */
+    int limited;             /* value == limit: value + step is not a valid plan, `next` is not estimated */
     int n_estimates;         /* estimates the search made */
     int n_gaps;              /* values below `value` that were estimated and do not fit */
     int64_t gaps[VP_FIT_MAX_GAPS];
     vp_estimate estimate;    /* at value (when value >= 1), without suggestions */
-    vp_estimate next;        /* at value + 1 (when !limited) */
-    char next_reason[640];   /* why value + 1 fails, in words */
+    vp_estimate next;        /* at value + step (when !limited) */
+    char next_reason[640];   /* why value + step fails, in words */
 } vp_fit;
 
 /* out is about 0.7 MB: allocate it. VP_ERR_FIELD naming workload.<field> when the field does not apply
- * (new_tokens of a training plan, seq of image-only models). */
+ * (new_tokens of a training plan, seq of image-only models, frames of a plan with no video model). */
 vp_status vp_fit_plan(const vp_plan *plan, vp_field field, vp_fit *out, vp_error *err);
 /* vramplan/fit@1 JSON (free with vp_free). */
 char *vp_fit_to_json(const vp_fit *fit, int pretty);

@@ -61,12 +61,24 @@ void vp_dit_default_size(const vp_arch *a, int64_t *f, int64_t *h, int64_t *w) {
     }
 }
 
+/* The frames a video pipeline runs for num_frames = frames: pipeline_wan.py (__call__, lines 493-497) rounds a
+ * count that is not 1 + 4k to num_frames // 4 * 4 + 1 (48 -> 49); the others' prepare_latents take (frames - 1) //
+ * t + 1 latent frames (pipeline_cogvideox.py line 680, pipeline_hunyuan_video.py 405, pipeline_ltx.py 491,
+ * pipeline_mochi.py 404), which decode to 1 + (latent frames - 1) × t (48 -> 45 with t = 4). */
+int64_t vp_dit_run_frames(const vp_arch *a, int64_t frames) {
+    int64_t t = a->d.temporal;
+    if (t <= 1 || frames < 1) return frames < 1 ? 1 : frames;
+    if (a->dclass == VP_DC_WAN && frames % t != 1) return frames / t * t + 1;
+    return (vp_dit_latent_frames(a, frames) - 1) * t + 1;
+}
+
 void vp_diffusion_size(const vp_plan *plan, const vp_arch *a, int64_t *f, int64_t *h, int64_t *w) {
     if (plan->height) {
         /* a size without frames: the pipeline's default frame count, as its __call__ (num_frames) takes it */
         int64_t df = 1, dh, dw;
         if (VP_DC_IS_DIT(a->dclass)) vp_dit_default_size(a, &df, &dh, &dw);
         *f = plan->frames > 0 ? plan->frames : df;
+        if (VP_DC_IS_DIT(a->dclass)) *f = vp_dit_run_frames(a, *f);
         *h = plan->height;
         *w = plan->width;
         return;

@@ -39,6 +39,16 @@ static int on_gpu(const vp_plan *plan, const vp_instance *in, int64_t rank) {
  * adds up per-phase totals; the replay splits them into tensors), so the replay's overhead above its
  * own allocated peak (segments, rounding, blocks no later request fits) is added to the timeline's
  * allocated peak, and the replay's memory limit is moved by the same difference. */
+/* The replay's phase in the user's words: a diffusion pipeline's replay (events_diffusion.c) runs its text
+ * encoders and denoising steps as "prefill" and its VAE as "decode", which are an LLM's words. */
+static const char *oom_phase_name(const vp_plan *plan, int ph) {
+    if (plan->mode == VP_MODE_INFER && vp_plan_is_diffusion(plan)) {
+        if (ph == VP_PH_PREFILL) return "the text encoder or a denoising step";
+        if (ph == VP_PH_DECODE) return "the VAE decode";
+    }
+    return vp_ev_phase_names[ph];
+}
+
 static void allocator_verdict(const vp_plan *plan, const vp_events *ev, int64_t best_total, vp_device *d) {
     vp_reserved r;
     d->fragmentation = 0;
@@ -91,7 +101,7 @@ static void allocator_verdict(const vp_plan *plan, const vp_events *ev, int64_t 
                          "Fragmentation: in %s a %s request finds no free block and no room for a new segment, while %s "
                          "is cached but free in blocks of at most %s. PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                          "lets segments grow instead.",
-                         vp_ev_phase_names[r.oom_phase], a, b, u);
+                         oom_phase_name(plan, r.oom_phase), a, b, u);
         if (w < 0) d->allocator_note[0] = '\0';
     } else {
         int w = snprintf(d->allocator_note, sizeof d->allocator_note,

@@ -1,8 +1,9 @@
-/* plan_edit.c: the workload value that fit and sweep vary (batch, seq, new_tokens) on a parsed plan,
- * with the plan format's checks, and the largest value a search may try. */
+/* plan_edit.c: the workload value that fit and sweep vary (batch, seq, new_tokens, frames) on a parsed
+ * plan, with the plan format's checks, and the largest value a search may try. */
 #include <stdio.h>
 #include <string.h>
 
+#include "diffusers.h"
 #include "planning.h"
 #include "util.h"
 
@@ -13,14 +14,18 @@
 #define EDIT_MAX_TOKENS 16777216LL
 /* plan_parse.c check_magnitudes: batch × (seq + new_tokens + dec_seq) <= 2^32 tokens per step */
 #define EDIT_MAX_STEP_TOKENS 4294967296LL
+/* diffusion_plan.c: workload.frames in [1, 10000], batch × frames × height × width <= 2^36 pixels */
+#define EDIT_MAX_FRAMES 10000LL
+#define EDIT_MAX_PIXELS 68719476736.0
 
-static const char *const k_field_names[] = {"batch", "seq", "new_tokens"};
+static const char *const k_field_names[] = {"batch", "seq", "new_tokens", "frames"};
+#define N_FIELDS 4
 
-const char *vp_field_name(vp_field f) { return (unsigned)f < 3 ? k_field_names[f] : "?"; }
+const char *vp_field_name(vp_field f) { return (unsigned)f < N_FIELDS ? k_field_names[f] : "?"; }
 
 vp_status vp_field_from_name(const char *name, vp_field *out, vp_error *err) {
     if (name) {
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < N_FIELDS; i++)
             if (!strcmp(name, k_field_names[i])) {
                 *out = (vp_field)i;
                 return VP_OK;
@@ -32,14 +37,58 @@ vp_status vp_field_from_name(const char *name, vp_field *out, vp_error *err) {
     }
     char shown[32];
     vp_strlcpy(shown, name ? name : "(none)", sizeof shown);
-    return vp_fail(err, VP_ERR_FIELD, "field", "\"%s\" is not a workload value to search: batch, seq or new_tokens", shown);
+    return vp_fail(err, VP_ERR_FIELD, "field", "\"%s\" is not a workload value to search: batch, seq, new_tokens or frames", shown);
 }
 
 static int64_t *slot(vp_plan *p, vp_field f) {
     return f == VP_FIELD_BATCH ? &p->batch : f == VP_FIELD_SEQ ? &p->seq : &p->new_tokens;
 }
 
+/* ---- frames: the video models of a diffusion plan ---------------------------------------------- */
+
+/* The model whose frames the workload's frames are: the first video DiT, else the first video VAE (a
+ * decode-only plan); NULL when no model of the plan compresses time (image DiTs, 2-D VAEs, LLMs). */
+static const vp_arch *video_model(const vp_plan *plan) {
+    const vp_arch *vae = NULL;
+    for (int i = 0; i < plan->n_instances; i++) {
+        const vp_arch *a = &plan->inst[i].arch;
+        if (a->d.temporal <= 1) continue;
+        if (VP_DC_IS_DIT(a->dclass)) return a;
+        if (!vae && VP_DC_IS_VAE(a->dclass)) vae = a;
+    }
+    return vae;
+}
+
+static int has_dit(const vp_plan *plan) {
+    for (int i = 0; i < plan->n_instances; i++)
+        if (VP_DC_IS_DIT(plan->inst[i].arch.dclass)) return 1;
+    return 0;
+}
+
+/* The size the plan runs at (diffusion_workload.c vp_diffusion_size, timeline_diffusion.c): the given one, else
+ * the DiT pipeline's default; a decode-only plan without a size decodes one 512 × 512 frame. */
+static void video_size(const vp_plan *plan, const vp_arch *a, int64_t *f, int64_t *h, int64_t *w) {
+    if (VP_DC_IS_DIT(a->dclass)) {
+        vp_diffusion_size(plan, a, f, h, w);
+        return;
+    }
+    *f = plan->height && plan->frames > 0 ? plan->frames : 1;
+    *h = plan->height ? plan->height : 512;
+    *w = plan->height ? plan->width : 512;
+}
+
+int64_t vp_plan_field_step(const vp_plan *plan, vp_field f) {
+    const vp_arch *a = f == VP_FIELD_FRAMES ? video_model(plan) : NULL;
+    return a ? a->d.temporal : 1;
+}
+
 int64_t vp_plan_field_get(const vp_plan *plan, vp_field f) {
+    if (f == VP_FIELD_FRAMES) {
+        const vp_arch *a = video_model(plan);
+        int64_t fr = 1, h, w;
+        if (a) video_size(plan, a, &fr, &h, &w);
+        return fr;
+    }
     /* seq is the text: a VLM's image tokens (vlm_images.c) ride inside plan->seq */
     return f == VP_FIELD_BATCH ? plan->batch : f == VP_FIELD_SEQ ? plan->seq - plan->image_tokens : plan->new_tokens;
 }
@@ -64,7 +113,32 @@ static vp_status applies(const vp_plan *plan, vp_field f, vp_error *err) {
         return vp_fail(err, VP_ERR_FIELD, "workload.seq",
                        "every model of this plan takes images or video (patch tokens from image_size and frames), "
                        "so workload.seq does not change its memory: search batch");
+    if (f == VP_FIELD_FRAMES && !video_model(plan))
+        return vp_fail(err, VP_ERR_FIELD, "workload.frames",
+                       "no model of this plan takes video (a video DiT or a video VAE: CogVideoX, Wan, HunyuanVideo, "
+                       "LTX-Video, Mochi), so workload.frames does not change its memory: search batch");
+    if (f == VP_FIELD_FRAMES && !plan->height && plan->seq > 0 && has_dit(plan))
+        return vp_fail(err, VP_ERR_FIELD, "workload.frames",
+                       "this plan gives the DiT's tokens as workload.seq; give workload.frames, height and width "
+                       "instead to search frames");
     return VP_OK;
+}
+
+/* The frames a search may try: the plan format's 10,000 and 2^36 pixels per step, down to a count the
+ * pipeline takes (1 + k × the VAE's temporal compression). */
+static int64_t frames_limit(const vp_plan *plan, char *why, size_t n) {
+    const vp_arch *a = video_model(plan);
+    int64_t fr, h, w;
+    video_size(plan, a, &fr, &h, &w);
+    int64_t lim = EDIT_MAX_FRAMES;
+    snprintf(why, n, "workload.frames can be at most %lld in a plan", (long long)lim);
+    double px = EDIT_MAX_PIXELS / ((double)plan->batch * (double)h * (double)w);
+    if (px < (double)lim) {
+        lim = (int64_t)px;
+        snprintf(why, n, "batch × frames × height × width can be at most 2^36 pixels in a plan");
+    }
+    int64_t t = a->d.temporal;
+    return lim < 1 ? 0 : (lim - 1) / t * t + 1;
 }
 
 vp_status vp_plan_field_limit(const vp_plan *plan, vp_field f, int64_t *limit, char *why, size_t n, vp_error *err) {
@@ -74,6 +148,10 @@ vp_status vp_plan_field_limit(const vp_plan *plan, vp_field f, int64_t *limit, c
                        "max_model_len, fewest GPUs and -ngl");
     vp_status st = applies(plan, f, err);
     if (st) return st;
+    if (f == VP_FIELD_FRAMES) {
+        *limit = frames_limit(plan, why, n);
+        return VP_OK;
+    }
     const char *name = vp_field_name(f);
     int64_t lim = f == VP_FIELD_BATCH ? EDIT_MAX_BATCH : EDIT_MAX_TOKENS;
     snprintf(why, n, "workload.%s can be at most %lld in a plan", name, (long long)lim);
@@ -106,7 +184,31 @@ vp_status vp_plan_field_limit(const vp_plan *plan, vp_field f, int64_t *limit, c
     return VP_OK;
 }
 
+/* frames = v at the size the plan runs at (a plan that gave no size gets the pipeline's default written in,
+ * which is what it ran at: frames needs height and width in the plan format) */
+static vp_status set_frames(vp_plan *plan, int64_t v, vp_error *err) {
+    const vp_arch *a = video_model(plan);
+    if (!a) return applies(plan, VP_FIELD_FRAMES, err);
+    if (v < 1 || v > EDIT_MAX_FRAMES)
+        return vp_fail(err, VP_ERR_RANGE, "workload.frames", "workload.frames = %lld is out of range [1, %lld]", (long long)v,
+                       EDIT_MAX_FRAMES);
+    int64_t fr, h, w;
+    video_size(plan, a, &fr, &h, &w);
+    if ((double)v * (double)h * (double)w * (double)plan->batch > EDIT_MAX_PIXELS)
+        return vp_fail(err, VP_ERR_RANGE, "workload.frames",
+                       "workload: batch × frames × height × width is above 2^36 pixels; not a plannable job");
+    int64_t of = plan->frames, oh = plan->height, ow = plan->width;
+    plan->frames = v, plan->height = h, plan->width = w;
+    vp_status st = vp_plan_check_magnitudes(plan, err);
+    if (st) {
+        plan->frames = of, plan->height = oh, plan->width = ow;
+        if (err) vp_strlcpy(err->path, "workload.frames", sizeof err->path);
+    }
+    return st;
+}
+
 vp_status vp_plan_field_set(vp_plan *plan, vp_field f, int64_t v, vp_error *err) {
+    if (f == VP_FIELD_FRAMES) return set_frames(plan, v, err);
     char path[40];
     snprintf(path, sizeof path, "workload.%s", vp_field_name(f));
     int64_t lo = f == VP_FIELD_NEW_TOKENS ? 0 : 1, hi = f == VP_FIELD_BATCH ? EDIT_MAX_BATCH : EDIT_MAX_TOKENS;

@@ -5,7 +5,7 @@
 
 static cJSON *next_object(const vp_fit *f) {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "value", (double)(f->value + 1));
+    cJSON_AddNumberToObject(o, "value", (double)(f->value + f->step));
     cJSON_AddStringToObject(o, "limited_by", f->limited ? "limit" : "memory");
     cJSON_AddBoolToObject(o, "fits", !f->limited && f->next.fits);
     cJSON_AddStringToObject(o, "reason", f->next_reason);
@@ -34,6 +34,7 @@ char *vp_fit_to_json(const vp_fit *f, int pretty) {
     if (!root) return NULL;
     cJSON_AddStringToObject(root, "schema", VP_FIT_SCHEMA);
     cJSON_AddStringToObject(root, "field", vp_field_name(f->field));
+    cJSON_AddNumberToObject(root, "step", (double)f->step);
     cJSON_AddNumberToObject(root, "value", (double)f->value);
     cJSON_AddNumberToObject(root, "limit", (double)f->limit);
     cJSON_AddStringToObject(root, "limit_reason", f->limit_reason);

@@ -1,4 +1,4 @@
-/* plan_sweep.c: peak memory against one workload value (batch, seq, new_tokens), for the page's chart
+/* plan_sweep.c: peak memory against one workload value (batch, seq, new_tokens, frames), for the page's chart
  * with the usable-memory line (docs/schema/sweep.md). The largest value that fits comes from vp_fit_plan,
  * so the chart and "Largest micro-batch that fits" always agree. */
 #include <stdlib.h>
@@ -53,9 +53,12 @@ vp_status vp_sweep_plan(const vp_plan *plan, vp_field field, int n_points, vp_sw
     }
     if ((st = vp_fit_plan(plan, field, fit, err))) goto done;
     out->largest = fit->value;
-    int64_t values[VP_SWEEP_MAX_POINTS];
-    int n = vp_sweep_values(fit->value, vp_plan_field_get(plan, field), fit->limit, n_points > 0 ? n_points : DEFAULT_POINTS,
-                            values, VP_SWEEP_MAX_POINTS);
+    /* the values as the fit counts them (frames: 1, 1 + step, ...; plan_fit.c), spread, then back to values */
+    int64_t values[VP_SWEEP_MAX_POINTS], step = fit->step > 0 ? fit->step : 1;
+    int64_t cur = vp_plan_field_get(plan, field);
+    int n = vp_sweep_values(vp_field_count_of(fit->value, step), vp_field_count_of(cur, step), vp_field_count_of(fit->limit, step),
+                            n_points > 0 ? n_points : DEFAULT_POINTS, values, VP_SWEEP_MAX_POINTS);
+    for (int i = 0; i < n; i++) values[i] = vp_field_value_of(values[i], step);
     *p = *plan;
     p->quiet = 1;
     vp_estimate *e = &fit->next; /* scratch */

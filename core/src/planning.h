@@ -28,6 +28,12 @@ int64_t vp_plan_field_get(const vp_plan *plan, vp_field f);
  * on error the plan is unchanged and err names workload.<f>. */
 vp_status vp_plan_field_set(vp_plan *plan, vp_field f, int64_t v, vp_error *err);
 /* The largest value a search may try, and why; VP_ERR_FIELD when the field does not apply. */
+/* The distance between the values a search tries: 1, except frames (the video VAE's temporal compression:
+ * a pipeline's frame counts are 4k + 1 for a 4x causal VAE, pipeline_wan.py / pipeline_cogvideox.py). */
+int64_t vp_plan_field_step(const vp_plan *plan, vp_field f);
+/* A search counts k = 1, 2, 3, ...: the value of count k, and the count of value v (rounded down). */
+static inline int64_t vp_field_value_of(int64_t k, int64_t step) { return k < 1 ? 0 : 1 + (k - 1) * step; }
+static inline int64_t vp_field_count_of(int64_t v, int64_t step) { return v < 1 ? 0 : (v - 1) / step + 1; }
 vp_status vp_plan_field_limit(const vp_plan *plan, vp_field f, int64_t *limit, char *why, size_t n, vp_error *err);
 
 /* ---- plan_device.c ------------------------------------------------------------------------------ */

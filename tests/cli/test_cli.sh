@@ -288,13 +288,18 @@ fi
 # ---- fit and recommend ----
 # GPT-2 learned 1024 positions (n_positions): --max seq stops there, whatever the memory
 expect 0 "" -- fit --plan "$P/good-gpt2.json" --max seq --json
-grep -q '^{"schema":"vramplan/fit@1","field":"seq","value":1024,"limit":1024,' "$OUT" || { echo "FAIL: fit --max seq of GPT-2 is not its 1024 positions"; fails=$((fails + 1)); }
+grep -q '^{"schema":"vramplan/fit@1","field":"seq","step":1,"value":1024,"limit":1024,' "$OUT" || { echo "FAIL: fit --max seq of GPT-2 is not its 1024 positions"; fails=$((fails + 1)); }
 grep -q '"limited_by":"limit"' "$OUT" || { echo "FAIL: fit --max seq of GPT-2: next is not limited_by limit"; fails=$((fails + 1)); }
 expect 0 "" -- fit --plan "$P/good-gpt2.json" --max batch
 grep -q '^Largest micro-batch that fits: [1-9]' "$OUT" || { echo "FAIL: fit --max batch text"; fails=$((fails + 1)); }
 grep -Eq 'does not fit: GPU 0( needs|.s tensors peak at .*caching allocator runs out)' "$OUT" || { echo "FAIL: fit does not say why value + 1 fails"; fails=$((fails + 1)); }
 expect 0 "" -- fit --model gpt2 --seq 256 --gpu "$FX/probes/h100.json" --max batch --json
 grep -q '"limited_by":"memory"' "$OUT" || { echo "FAIL: fit on a probe file"; fails=$((fails + 1)); }
+# --max frames: a video pipeline's counts are 1 + 4k (the VAE's 4x temporal compression); an image model has none
+expect 0 "" -- fit --model cogvideox-2b --mode infer --precision fp16 --offload model --vae-tiling --gpu rtx-4090 --max frames
+grep -q '^Largest number of video frames that fits: [0-9]*[13579]$' "$OUT" || { echo "FAIL: fit --max frames text"; fails=$((fails + 1)); }
+grep -q 'counts of 1 + 4 k frames' "$OUT" || { echo "FAIL: fit --max frames does not say its step"; fails=$((fails + 1)); }
+expect 3 "workload.frames" -- fit --model flux.1-dev --mode infer --max frames
 expect 4 "" -- fit --plan "$P/nofit-70b-full.json" --max batch --json
 grep -q '"value":0,' "$OUT" || { echo "FAIL: fit of a plan that never fits is not 0"; fails=$((fails + 1)); }
 grep -q '"estimate":null' "$OUT" || { echo "FAIL: fit value 0 has an estimate"; fails=$((fails + 1)); }

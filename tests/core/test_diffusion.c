@@ -423,6 +423,44 @@ static void tokens(void **s) {
     assert_true(found);
 }
 
+/* The frames a pipeline runs for a requested count (diffusion_workload.c vp_dit_run_frames):
+ *  WanPipeline.__call__ (pipeline_wan.py lines 493-497): `num_frames // 4 * 4 + 1` when num_frames % 4 != 1,
+ *    so 48 -> 12 * 4 + 1 = 49 and 46 -> 11 * 4 + 1 = 45; 81 stays;
+ *  CogVideoX prepare_latents (pipeline_cogvideox.py line 680): (48 - 1) // 4 + 1 = 12 latent frames, decoded to
+ *    1 + 4 * 11 = 45 frames; 49 -> 13 -> 49;
+ *  Mochi (6x): 40 -> (39 // 6) + 1 = 7 latent frames -> 1 + 6 * 6 = 37; LTX-Video (8x): 50 -> 7 -> 49;
+ *  image models (FLUX) take 1.
+ * The estimate runs that count: a CogVideoX-2b plan at 48 frames is the plan at 45, byte for byte, and a Wan plan
+ * at 48 is the plan at 49. */
+static void run_frames(void **s) {
+    (void)s;
+    vp_arch wan = t_arch_of("wan2.1-t2v-1.3b"), cog = t_arch_of("cogvideox-2b"), mochi = t_arch_of("mochi-1");
+    vp_arch ltx = t_arch_of("ltx-video"), flux = t_arch_of("flux.1-dev");
+    assert_int_equal(vp_dit_run_frames(&wan, 48), 49);
+    assert_int_equal(vp_dit_run_frames(&wan, 46), 45);
+    assert_int_equal(vp_dit_run_frames(&wan, 81), 81);
+    assert_int_equal(vp_dit_run_frames(&cog, 48), 45);
+    assert_int_equal(vp_dit_run_frames(&cog, 49), 49);
+    assert_int_equal(vp_dit_run_frames(&mochi, 40), 37);
+    assert_int_equal(vp_dit_run_frames(&ltx, 50), 49);
+    assert_int_equal(vp_dit_run_frames(&flux, 1), 1);
+    const char *fmt = "{\"mode\":\"infer\",\"batch\":1,\"frames\":%d,\"height\":480,\"width\":%d}";
+    const char *inst = "{\"name\":\"t\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\",\"role\":\"reference\","
+                       "\"activations\":\"no_grad\"}";
+    const struct {
+        const char *id;
+        int width, asked, runs, other;
+    } rows[] = {{"cogvideox-2b", 720, 48, 45, 49}, {"wan2.1-t2v-1.3b", 832, 48, 49, 45}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        uint64_t got[3];
+        const int fr[3] = {rows[i].asked, rows[i].runs, rows[i].other};
+        for (int k = 0; k < 3; k++)
+            got[k] = t_estimate(t_plan1(t_fmt(fmt, fr[k], rows[i].width), t_fmt(inst, rows[i].id)))->devices[0].peak_alloc_bytes;
+        assert_u64_equal(got[0], got[1]);
+        assert_true(got[0] != got[2]);
+    }
+}
+
 /* workload.diffusion.text_tokens (diffusion_plan.c vp_diff_apply_text_tokens): the prompt's tokens replace the
  * pipeline's max_sequence_length. FLUX at 512×768 with the 77 tokens the FLUX QLoRA blog embeds: (512/16) × (768/16) =
  * 1,536 + 77 = 1,613 tokens (1,536 + 512 by default); SD3 keeps its 77 CLIP tokens in front: 4,096 + 77 + 100 at 1024²
@@ -1655,7 +1693,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bad_configs),  cmocka_unit_test(model_index),
     };
     const struct CMUnitTest workload[] = {
-        cmocka_unit_test(tokens), cmocka_unit_test(text_tokens_override),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
+        cmocka_unit_test(tokens), cmocka_unit_test(run_frames), cmocka_unit_test(text_tokens_override),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
         cmocka_unit_test(offload_modes), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers), cmocka_unit_test(first_step),
         cmocka_unit_test(unlearning_scenario),
     };

@@ -224,6 +224,95 @@ static void fit_seq_positions(void **s) {
     free(fit);
 }
 
+/* --max frames: Wan2.1-T2V-1.3B's transformer at inference (bf16, CFG) at 480 x 832 on a GPU that offers 8 GB.
+ * The Wan VAE compresses time 4x (AutoencoderKLWan temperal_downsample [false, true, true]), so the pipeline takes
+ * 1 + 4k frames (pipeline_wan.py rounds any other count to num_frames // 4 * 4 + 1): step 4, and the answer V is
+ * such a count. V fits and V + 4 does not, both as the plan with that frame count written into the JSON and
+ * estimated on its own; V + 2 runs as V (46 -> 45) and V + 3 as V + 4 (48 -> 49), so their estimates are those. */
+#define WAN_FRAMES(f) \
+    t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"infer\",\"batch\":1,\"frames\":%d,\"height\":480,"   \
+          "\"width\":832},\"instances\":[{\"model\":{\"preset\":\"wan2.1-t2v-1.3b\"},\"precision\":\"bf16\",\"role\":"   \
+          "\"reference\",\"activations\":\"no_grad\"}],\"hardware\":{\"gpu\":\"h100-sxm-80gb\",\"capacity_bytes\":8000000000}}", \
+          (f))
+static void fit_frames_video(void **s) {
+    (void)s;
+    vp_fit *fit = fit_of(WAN_FRAMES(81), VP_FIELD_FRAMES);
+    int64_t v = fit->value;
+    assert_int_equal(fit->step, 4);
+    assert_true(v >= 5);
+    assert_int_equal(v % 4, 1);
+    assert_false(fit->limited);
+    assert_true(fit->estimate.fits);
+    assert_false(fit->next.fits);
+    const cJSON *a = t_estimate_json(WAN_FRAMES((int)v)), *b = t_estimate_json(WAN_FRAMES((int)v + 4));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "fits")));
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(b, "fits")));
+    assert_u64_equal(jnum(dev0(a), "peak_alloc_bytes"), fit->estimate.devices[0].peak_alloc_bytes);
+    assert_u64_equal(jnum(dev0(b), "peak_alloc_bytes"), fit->next.devices[0].peak_alloc_bytes);
+    assert_u64_equal(jnum(dev0(t_estimate_json(WAN_FRAMES((int)v + 2))), "peak_alloc_bytes"), fit->estimate.devices[0].peak_alloc_bytes);
+    assert_u64_equal(jnum(dev0(t_estimate_json(WAN_FRAMES((int)v + 3))), "peak_alloc_bytes"), fit->next.devices[0].peak_alloc_bytes);
+    assert_contains(fit->next_reason, t_fmt("workload.frames = %lld does not fit", (long long)v + 4));
+    print_message("Wan2.1-1.3B at 480x832 in 8 GB: %lld frames fit, %lld do not (%d estimates)\n", (long long)v, (long long)v + 4,
+                  fit->n_estimates);
+    char *js = vp_fit_to_json(fit, 0);
+    cJSON *j = cJSON_Parse(js);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "field")->valuestring, "frames");
+    assert_int_equal(jnum(j, "step"), 4);
+    assert_int_equal(jnum(cJSON_GetObjectItemCaseSensitive(j, "next"), "value"), v + 4);
+    cJSON_Delete(j);
+    vp_free(js);
+    free(fit);
+    /* the limit: 2^36 pixels at batch 64: 68,719,476,736 / (64 × 480 × 832) = 2,688.8 frames, down to 1 + 4k: 2,685 */
+    vp_error err;
+    vp_plan *p = vp_plan_from_json(t_fmt("{\"schema\":\"vramplan/plan@1\",\"workload\":{\"mode\":\"infer\",\"batch\":64,\"height\":480,"
+                                         "\"width\":832},\"instances\":[{\"model\":{\"preset\":\"wan2.1-t2v-1.3b\"},\"precision\":\"bf16\"}]}"),
+                                   t_registry(), &err);
+    if (!p) fail_msg("%s (%s)", err.message, err.path);
+    int64_t lim;
+    char why[160];
+    assert_int_equal(vp_plan_field_limit(p, VP_FIELD_FRAMES, &lim, why, sizeof why, &err), VP_OK);
+    assert_int_equal(lim, 2685);
+    assert_contains(why, "2^36 pixels");
+    assert_int_equal(vp_plan_field_get(p, VP_FIELD_FRAMES), 81); /* pipeline_wan.py's default num_frames */
+    assert_int_equal(vp_plan_field_set(p, VP_FIELD_FRAMES, 2689, &err), VP_ERR_RANGE);
+    assert_string_equal(err.path, "workload.frames");
+    assert_int_equal(vp_plan_field_get(p, VP_FIELD_FRAMES), 81); /* unchanged */
+    /* 2,685 frames pass the pixel limit and meet the bytes-per-step one (plan_parse.c vp_plan_check_magnitudes) */
+    assert_int_equal(vp_plan_field_set(p, VP_FIELD_FRAMES, 2685, &err), VP_ERR_RANGE);
+    assert_contains(err.message, "not a plannable job");
+    assert_string_equal(err.path, "workload.frames");
+    assert_int_equal(vp_plan_field_set(p, VP_FIELD_FRAMES, 161, &err), VP_OK);
+    assert_int_equal(vp_plan_field_get(p, VP_FIELD_FRAMES), 161);
+    vp_plan_free(p);
+    /* the sweep of frames: every point a count the pipeline takes, each the estimate of its own plan, with V and V + 4 */
+    p = vp_plan_from_json(WAN_FRAMES(81), t_registry(), &err);
+    vp_sweep *sw = malloc(sizeof *sw);
+    assert_int_equal(vp_sweep_plan(p, VP_FIELD_FRAMES, 8, sw, &err), VP_OK);
+    vp_plan_free(p);
+    assert_int_equal(sw->largest, v);
+    int seen_v = 0, seen_next = 0;
+    for (int i = 0; i < sw->n_points; i++) {
+        const vp_sweep_point *pt = &sw->points[i];
+        assert_int_equal(pt->value % 4, 1);
+        const cJSON *e = t_estimate_json(WAN_FRAMES((int)pt->value));
+        assert_u64_equal(jnum(dev0(e), "peak_reserved_bytes"), pt->peak_reserved_bytes);
+        seen_v |= pt->value == v && pt->fits;
+        seen_next |= pt->value == v + 4 && !pt->fits;
+    }
+    assert_true(seen_v && seen_next);
+    free(sw);
+    /* a plan with no size: the pipeline's default size is written in with the frames (the plan it ran) */
+    p = vp_plan_from_json(t_plan1("{\"mode\":\"infer\",\"batch\":1}", "{\"model\":{\"preset\":\"cogvideox-2b\"},\"precision\":\"fp16\"}"),
+                          t_registry(), &err);
+    if (!p) fail_msg("%s (%s)", err.message, err.path);
+    assert_int_equal(vp_plan_field_get(p, VP_FIELD_FRAMES), 49);
+    assert_int_equal(vp_plan_field_set(p, VP_FIELD_FRAMES, 25, &err), VP_OK);
+    assert_int_equal(p->height, 480);
+    assert_int_equal(p->width, 720);
+    assert_int_equal(vp_plan_field_get(p, VP_FIELD_FRAMES), 25);
+    vp_plan_free(p);
+}
+
 static void fit_errors(void **s) {
     (void)s;
     vp_error err;
@@ -248,6 +337,26 @@ static void fit_errors(void **s) {
     assert_int_equal(vp_fit_plan(p, VP_FIELD_NEW_TOKENS, fit, &err), VP_ERR_FIELD);
     assert_string_equal(err.path, "workload.new_tokens");
     assert_int_equal(vp_fit_plan(p, VP_FIELD_SEQ, fit, &err), VP_ERR_FIELD);
+    vp_plan_free(p);
+    /* frames: an image DiT (FLUX.1-dev compresses no time) and an LLM take none */
+    p = vp_plan_from_json(t_plan1("{\"mode\":\"infer\",\"batch\":1}", "{\"model\":{\"preset\":\"flux.1-dev\"},\"precision\":\"bf16\"}"),
+                          t_registry(), &err);
+    if (!p) fail_msg("%s (%s)", err.message, err.path);
+    assert_int_equal(vp_fit_plan(p, VP_FIELD_FRAMES, fit, &err), VP_ERR_FIELD);
+    assert_string_equal(err.path, "workload.frames");
+    assert_contains(err.message, "takes video");
+    vp_plan_free(p);
+    p = vp_plan_from_json(L1B_TRAIN(1), t_registry(), &err);
+    assert_int_equal(vp_fit_plan(p, VP_FIELD_FRAMES, fit, &err), VP_ERR_FIELD);
+    assert_string_equal(err.path, "workload.frames");
+    vp_plan_free(p);
+    /* a DiT whose tokens are given as workload.seq: frames would not change them */
+    p = vp_plan_from_json(t_plan1("{\"batch\":1,\"seq\":4096}", "{\"model\":{\"preset\":\"cogvideox-2b\"},\"precision\":\"bf16\"}"),
+                          t_registry(), &err);
+    if (!p) fail_msg("%s (%s)", err.message, err.path);
+    assert_int_equal(vp_fit_plan(p, VP_FIELD_FRAMES, fit, &err), VP_ERR_FIELD);
+    assert_string_equal(err.path, "workload.frames");
+    assert_contains(err.message, "workload.seq");
     vp_plan_free(p);
     free(fit);
     assert_null(vp_fit_json(L1B_TRAIN(1), t_registry(), "microbatch", 0, &err));
@@ -393,7 +502,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(search_seq_cost),
         cmocka_unit_test(fit_batch_boundary),
         cmocka_unit_test(fit_new_tokens_kv_cache),
-        cmocka_unit_test(fit_seq_positions),
+        cmocka_unit_test(fit_seq_positions), cmocka_unit_test(fit_frames_video),
         cmocka_unit_test(fit_errors),
         cmocka_unit_test(fit_json_schema),
         cmocka_unit_test(edit_limits_match_parser),
