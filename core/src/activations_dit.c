@@ -46,12 +46,7 @@ static void vae(const vp_plan *plan, const vp_instance *in, vp_acts *r) {
     const vp_arch *a = &in->arch;
     double adt = vp_dtype_bytes(vp_act_dtype(in));
     int64_t f, h, w;
-    const vp_arch *dit = NULL;
-    for (int i = 0; i < plan->n_instances; i++)
-        if (VP_DC_IS_DIT(plan->inst[i].arch.dclass)) dit = &plan->inst[i].arch;
-    if (plan->height) vp_diffusion_size(plan, a, &f, &h, &w);
-    else if (dit) vp_dit_default_size(dit, &f, &h, &w);
-    else f = 1, h = w = 512;
+    vp_pipeline_size(plan, &f, &h, &w);
     vp_vae_peak pk;
     if (plan->mode == VP_MODE_TRAIN)
         vp_vae_encode_peak(a, plan->batch, f, h, w, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);

@@ -81,6 +81,9 @@ void vp_dit_default_size(const vp_arch *a, int64_t *f, int64_t *h, int64_t *w);
 /* the frames the pipeline runs for a requested count (Wan rounds to 1 + 4k, the others decode 1 + t × (latent - 1)) */
 int64_t vp_dit_run_frames(const vp_arch *a, int64_t frames);
 void vp_diffusion_size(const struct vp_plan *plan, const vp_arch *a, int64_t *f, int64_t *h, int64_t *w);
+/* The size every component of a pipeline runs at: its (first) DiT's, vp_diffusion_size; without a DiT (a VAE or a
+ * text encoder alone) the plan's, one 512 x 512 frame for what it does not give. */
+void vp_pipeline_size(const struct vp_plan *plan, int64_t *f, int64_t *h, int64_t *w);
 int64_t vp_dit_plan_tokens(const struct vp_plan *plan, const vp_arch *a);
 
 /* VAE decode / encode peak (bytes above the weights) for frames × height × width pixels, from the

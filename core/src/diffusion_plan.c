@@ -46,14 +46,15 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     if ((plan->height == 0) != (plan->width == 0))
         return vp_fail(err, VP_ERR_FIELD, plan->height ? "workload.width" : "workload.height",
                        "workload.height and workload.width go together");
-    if (plan->frames && !plan->height)
-        return vp_fail(err, VP_ERR_FIELD, "workload.height", "workload.frames needs workload.height and workload.width");
     /* height and width without frames: the pipeline's default frame count for a video DiT, one frame for an image
-     * model (diffusion_workload.c vp_diffusion_size); frames stays 0 here, where the model is not known yet */
-    /* the video tensor itself must stay far inside int64 and plannable sizes: 2^36 pixels (without frames, counted at
-     * the longest default, LTX-Video's 161) */
-    if ((double)(plan->frames > 0 ? plan->frames : 161) * (double)plan->height * (double)plan->width * (double)plan->batch >
-        68719476736.0)
+     * model; frames without height and width: the pipeline's default size (diffusion_workload.c vp_diffusion_size);
+     * what is not given stays 0 here, where the model is not known yet */
+    /* the video tensor itself must stay far inside int64 and plannable sizes: 2^36 pixels (what is not given counted
+     * at the largest default: LTX-Video's 161 frames, HunyuanVideo's 720 x 1280) */
+    if ((plan->frames || plan->height) &&
+        (double)(plan->frames > 0 ? plan->frames : 161) * (double)(plan->height ? plan->height : 720) *
+                (double)(plan->width ? plan->width : 1280) * (double)plan->batch >
+            68719476736.0)
         return vp_fail(err, VP_ERR_RANGE, "workload.frames",
                        "workload: batch × frames × height × width is above 2^36 pixels; not a plannable job");
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(w, "diffusion");

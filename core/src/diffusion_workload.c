@@ -73,17 +73,24 @@ int64_t vp_dit_run_frames(const vp_arch *a, int64_t frames) {
 }
 
 void vp_diffusion_size(const vp_plan *plan, const vp_arch *a, int64_t *f, int64_t *h, int64_t *w) {
-    if (plan->height) {
-        /* a size without frames: the pipeline's default frame count, as its __call__ (num_frames) takes it */
-        int64_t df = 1, dh, dw;
-        if (VP_DC_IS_DIT(a->dclass)) vp_dit_default_size(a, &df, &dh, &dw);
-        *f = plan->frames > 0 ? plan->frames : df;
-        if (VP_DC_IS_DIT(a->dclass)) *f = vp_dit_run_frames(a, *f);
-        *h = plan->height;
-        *w = plan->width;
-        return;
-    }
-    vp_dit_default_size(a, f, h, w);
+    /* what the plan does not give is the pipeline's default, as its __call__ (num_frames, height, width) takes it */
+    int64_t df = 1, dh = 512, dw = 512;
+    if (VP_DC_IS_DIT(a->dclass)) vp_dit_default_size(a, &df, &dh, &dw);
+    *f = plan->frames > 0 ? plan->frames : df;
+    if (VP_DC_IS_DIT(a->dclass)) *f = vp_dit_run_frames(a, *f);
+    *h = plan->height ? plan->height : dh;
+    *w = plan->height ? plan->width : dw;
+}
+
+void vp_pipeline_size(const vp_plan *plan, int64_t *f, int64_t *h, int64_t *w) {
+    for (int i = 0; i < plan->n_instances; i++)
+        if (VP_DC_IS_DIT(plan->inst[i].arch.dclass)) {
+            vp_diffusion_size(plan, &plan->inst[i].arch, f, h, w);
+            return;
+        }
+    *f = plan->frames > 0 ? plan->frames : 1;
+    *h = plan->height ? plan->height : 512;
+    *w = plan->height ? plan->width : 512;
 }
 
 int64_t vp_dit_plan_tokens(const vp_plan *plan, const vp_arch *a) {

@@ -95,7 +95,7 @@ static int op_decode(const vp_plan *plan, const vp_arch *a, int64_t f, int64_t h
     return 1;
 }
 
-static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit, vp_events *e) {
+static void phase(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
     const vp_arch *a = &c->in->arch;
     double adt = (double)vp_dtype_bytes(vp_act_dtype(c->in));
     if (VP_DC_IS_TEXT(a->dclass)) {
@@ -133,9 +133,8 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, const vp_arch *dit
         for (int k = 0; k < 2; k++) burst(e, sz, a->d.blocks2 > 0 ? 10 : 9);
         vp_ev_free(e, mask);
     } else {
-        int64_t f = 1, hh = 512, ww = 512;
-        if (dit) vp_diffusion_size(plan, dit, &f, &hh, &ww);
-        else if (plan->height) f = plan->frames > 0 ? plan->frames : 1, hh = plan->height, ww = plan->width; /* as timeline_diffusion.c */
+        int64_t f, hh, ww;
+        vp_pipeline_size(plan, &f, &hh, &ww);
         if (op_decode(plan, a, f, hh, ww, adt, e)) return;
         vp_vae_peak pk;
         vp_vae_decode_peak(a, plan->batch, f, hh, ww, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, plan->diff.diffusers, &pk);
@@ -169,9 +168,6 @@ static void alloc_casts(const vp_inst_calc *c, vp_events *e, vp_tensors *casts) 
 }
 
 void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_events *e) {
-    const vp_arch *dit = NULL;
-    for (int i = 0; i < n; i++)
-        if (VP_DC_IS_DIT(cs[i].in->arch.dclass)) dit = &cs[i].in->arch;
     vp_tensors held[VP_MAX_INSTANCES];
     memset(held, 0, sizeof held);
     e->phase = VP_PH_LOAD;
@@ -195,7 +191,7 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
                 if (stage == 2) e->phase = VP_PH_DECODE;
                 int32_t g = vp_ev_alloc(e, vp_diff_group_bytes(&cs[i], why, sizeof why, NULL));
                 alloc_casts(&cs[i], e, &casts);
-                phase(plan, &cs[i], dit, e);
+                phase(plan, &cs[i], e);
                 vp_ev_free(e, g);
                 continue;
             }
@@ -213,13 +209,13 @@ void vp_events_diffusion(const vp_plan *plan, const vp_inst_calc *cs, int n, vp_
                 double b = (double)vp_dtype_bytes(vp_param_dtype(cs[i].in));
                 int32_t w = vp_ev_alloc(e, (int64_t)((double)a->d.largest_tensor * b));
                 alloc_casts(&cs[i], e, &casts);
-                phase(plan, &cs[i], dit, e);
+                phase(plan, &cs[i], e);
                 vp_ev_free(e, w);
                 continue;
             }
             if (stage == 2) e->phase = VP_PH_DECODE;
             alloc_casts(&cs[i], e, &casts);
-            phase(plan, &cs[i], dit, e);
+            phase(plan, &cs[i], e);
             /* instances[].after_use: model.cpu() once the phase is over (its segments stay cached), then
              * torch.cuda.empty_cache() where the script calls it (Wan's wan/text2video.py lines 257-259) */
             if (mode == VP_DIFF_OFFLOAD_NONE && cs[i].in->after_use != VP_AFTER_USE_STAY) {

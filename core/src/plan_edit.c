@@ -65,17 +65,6 @@ static int has_dit(const vp_plan *plan) {
     return 0;
 }
 
-/* The size the plan runs at (diffusion_workload.c vp_diffusion_size, timeline_diffusion.c): the given one, else
- * the DiT pipeline's default; a decode-only plan without a size decodes one 512 × 512 frame. */
-static void video_size(const vp_plan *plan, const vp_arch *a, int64_t *f, int64_t *h, int64_t *w) {
-    if (VP_DC_IS_DIT(a->dclass)) {
-        vp_diffusion_size(plan, a, f, h, w);
-        return;
-    }
-    *f = plan->height && plan->frames > 0 ? plan->frames : 1;
-    *h = plan->height ? plan->height : 512;
-    *w = plan->height ? plan->width : 512;
-}
 
 int64_t vp_plan_field_step(const vp_plan *plan, vp_field f) {
     const vp_arch *a = f == VP_FIELD_FRAMES ? video_model(plan) : NULL;
@@ -86,7 +75,7 @@ int64_t vp_plan_field_get(const vp_plan *plan, vp_field f) {
     if (f == VP_FIELD_FRAMES) {
         const vp_arch *a = video_model(plan);
         int64_t fr = 1, h, w;
-        if (a) video_size(plan, a, &fr, &h, &w);
+        if (a) vp_pipeline_size(plan, &fr, &h, &w);
         return fr;
     }
     /* seq is the text: a VLM's image tokens (vlm_images.c) ride inside plan->seq */
@@ -129,7 +118,7 @@ static vp_status applies(const vp_plan *plan, vp_field f, vp_error *err) {
 static int64_t frames_limit(const vp_plan *plan, char *why, size_t n) {
     const vp_arch *a = video_model(plan);
     int64_t fr, h, w;
-    video_size(plan, a, &fr, &h, &w);
+    vp_pipeline_size(plan, &fr, &h, &w);
     int64_t lim = EDIT_MAX_FRAMES;
     snprintf(why, n, "workload.frames can be at most %lld in a plan", (long long)lim);
     double px = EDIT_MAX_PIXELS / ((double)plan->batch * (double)h * (double)w);
@@ -184,24 +173,22 @@ vp_status vp_plan_field_limit(const vp_plan *plan, vp_field f, int64_t *limit, c
     return VP_OK;
 }
 
-/* frames = v at the size the plan runs at (a plan that gave no size gets the pipeline's default written in,
- * which is what it ran at: frames needs height and width in the plan format) */
+/* frames = v at the size the plan runs at (given, or the pipeline's default: diffusion_workload.c) */
 static vp_status set_frames(vp_plan *plan, int64_t v, vp_error *err) {
-    const vp_arch *a = video_model(plan);
-    if (!a) return applies(plan, VP_FIELD_FRAMES, err);
+    if (!video_model(plan)) return applies(plan, VP_FIELD_FRAMES, err);
     if (v < 1 || v > EDIT_MAX_FRAMES)
         return vp_fail(err, VP_ERR_RANGE, "workload.frames", "workload.frames = %lld is out of range [1, %lld]", (long long)v,
                        EDIT_MAX_FRAMES);
     int64_t fr, h, w;
-    video_size(plan, a, &fr, &h, &w);
+    vp_pipeline_size(plan, &fr, &h, &w);
     if ((double)v * (double)h * (double)w * (double)plan->batch > EDIT_MAX_PIXELS)
         return vp_fail(err, VP_ERR_RANGE, "workload.frames",
                        "workload: batch × frames × height × width is above 2^36 pixels; not a plannable job");
-    int64_t of = plan->frames, oh = plan->height, ow = plan->width;
-    plan->frames = v, plan->height = h, plan->width = w;
+    int64_t old = plan->frames;
+    plan->frames = v;
     vp_status st = vp_plan_check_magnitudes(plan, err);
     if (st) {
-        plan->frames = of, plan->height = oh, plan->width = ow;
+        plan->frames = old;
         if (err) vp_strlcpy(err->path, "workload.frames", sizeof err->path);
     }
     return st;

@@ -94,9 +94,8 @@ static void weights_for(const vp_plan *plan, vp_moment *m, const vp_inst_calc *c
 void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *out) {
     const vp_arch *dit = find_dit(plan);
     vp_owner dev = {"", ""};
-    int64_t f = 1, hgt = 512, wid = 512;
-    if (dit) vp_diffusion_size(plan, dit, &f, &hgt, &wid);
-    else if (plan->height) f = plan->frames > 0 ? plan->frames : 1, hgt = plan->height, wid = plan->width;
+    int64_t f, hgt, wid;
+    vp_pipeline_size(plan, &f, &hgt, &wid);
     int64_t b = plan->batch;
     /* tensors the pipeline keeps across phases: the prompt embeddings (and the negative ones under CFG)
      * from encode_prompt until the loop ends, and the latents */

@@ -355,7 +355,8 @@ static void bad_configs(void **s) {
                    "workload.frames");
     t_expect_error(t_plan1("{\"batch\":1,\"frames\":1000,\"height\":8192,\"width\":8192}", cog), VP_ERR_RANGE,
                    "workload.frames");
-    t_expect_error(t_plan1("{\"batch\":1,\"frames\":49}", cog), VP_ERR_FIELD, "workload.height");
+    /* frames without a size: counted at the largest default size (HunyuanVideo's 720 x 1280) for the pixel bound */
+    t_expect_error(t_plan1("{\"batch\":1024,\"frames\":10000}", cog), VP_ERR_RANGE, "workload.frames");
     t_expect_error(t_plan1("{\"batch\":1,\"height\":480,\"width\":720,\"diffusion\":{\"offload\":\"disk\"}}", cog),
                    VP_ERR_UNSUPPORTED, "workload.diffusion.offload");
     t_expect_error(t_plan1("{\"batch\":1,\"height\":480,\"width\":720,\"diffusion\":{\"diffusers\":\"0.29\"}}", cog),
@@ -459,6 +460,12 @@ static void run_frames(void **s) {
         assert_u64_equal(got[0], got[1]);
         assert_true(got[0] != got[2]);
     }
+    /* frames without height and width run at the pipeline's default size (CogVideoX-2b: 480 x 720) */
+    const vp_estimate *a = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"frames\":25}", t_fmt(inst, "cogvideox-2b")));
+    const vp_estimate *b = t_estimate(t_plan1(t_fmt(fmt, 25, 720), t_fmt(inst, "cogvideox-2b")));
+    const vp_estimate *c = t_estimate(t_plan1(t_fmt(fmt, 49, 720), t_fmt(inst, "cogvideox-2b")));
+    assert_u64_equal(a->devices[0].peak_alloc_bytes, b->devices[0].peak_alloc_bytes);
+    assert_true(a->devices[0].peak_alloc_bytes < c->devices[0].peak_alloc_bytes);
 }
 
 /* workload.diffusion.text_tokens (diffusion_plan.c vp_diff_apply_text_tokens): the prompt's tokens replace the
