@@ -28,8 +28,9 @@ const fmtValue = (v) => Number(v).toLocaleString('en-US');
 export function sweepChart(sweep, opts) {
   const points = (sweep.points || []).filter((p) => Number.isFinite(p.value) && Number.isFinite(p.peak_reserved_bytes));
   const xs = points.map((p) => p.value);
-  const x0 = Math.min(...xs, opts.current ?? Infinity);
-  const x1 = Math.max(...xs, opts.current ?? -Infinity, x0 + 1);
+  const cur = Number.isFinite(opts.current) ? opts.current : null; // none: left to the default
+  const x0 = Math.min(...xs, cur ?? Infinity);
+  const x1 = Math.max(...xs, cur ?? -Infinity, x0 + 1);
   const ymax = Math.max(1, sweep.usable_bytes || 0, ...points.map((p) => p.peak_reserved_bytes)) * 1.08;
   const px = (v) => M.left + ((v - x0) / (x1 - x0)) * (W - M.left - M.right);
   const py = (b) => H - M.bottom - (b / ymax) * (H - M.top - M.bottom);

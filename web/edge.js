@@ -1,5 +1,5 @@
-// edge.js: "fit at the edge": how far the setup goes (the largest micro-batch, sequence or number
-// of generated tokens that fits, from the core's fit), peak reserved memory against each (the
+// edge.js: "fit at the edge": how far the setup goes (the largest micro-batch, sequence, number
+// of generated tokens or, for a video pipeline, of frames that fits, from the core's fit), peak reserved memory against each (the
 // core's sweep, drawn by chart.js; a click on a point uses that value), and for training the
 // setups that fit the same global batch, fastest first (the core's recommend, each with Apply).
 //
@@ -12,16 +12,16 @@ import { CoreClient } from './core-client.js';
 import { h, fmtBytes } from './view.js';
 import { sweepChart } from './chart.js';
 import { $ } from './fields.js';
-import { store, page, presetType } from './store.js';
+import { store, page, presetType, isPipelinePreset } from './store.js';
 
 const DEBOUNCE_MS = 150;
 const LABELS = {
-  train: { batch: 'micro-batch', seq: 'sequence length' },
-  infer: { batch: 'batch', seq: 'prompt length', new_tokens: 'generated tokens' },
+  train: { batch: 'micro-batch', seq: 'sequence length', frames: 'frames' },
+  infer: { batch: 'batch', seq: 'prompt length', new_tokens: 'generated tokens', frames: 'frames' },
 };
 const HEADS = {
-  train: { batch: 'Largest micro-batch that fits', seq: 'Longest sequence that fits' },
-  infer: { batch: 'Largest batch that fits', seq: 'Longest prompt that fits', new_tokens: 'Most generated tokens that fit' },
+  train: { batch: 'Largest micro-batch that fits', seq: 'Longest sequence that fits', frames: 'Most video frames that fit' },
+  infer: { batch: 'Largest batch that fits', seq: 'Longest prompt that fits', new_tokens: 'Most generated tokens that fit', frames: 'Most video frames that fit' },
 };
 
 let planner = null;
@@ -35,16 +35,16 @@ let globalBatch = 0;  // the global batch typed above the list (0: the plan's)
 let lastJob = null;   // the setup searched last
 export const timings = { startedMs: null, lastMs: null };
 
-/** The setup's value of a workload field (a number or ''). */
+/** The setup's value of a workload field (a number; NaN when left to the default). */
 function currentValue(s, field) {
   const w = s.workload;
   const v = field === 'seq' ? (w.mode === 'infer' ? w.prompt : w.seq) : w[field];
-  return typeof v === 'number' ? v : Number(v);
+  return typeof v === 'number' ? v : v === '' || v == null ? NaN : Number(v);
 }
 
 /** Sets a workload value as if typed (a point of a chart, "Use"). */
 function useValue(field, value) {
-  const id = field === 'batch' ? 'batch' : field === 'new_tokens' ? 'new-tokens' : store.state.workload.mode === 'infer' ? 'prompt' : 'seq';
+  const id = field === 'batch' || field === 'frames' ? field : field === 'new_tokens' ? 'new-tokens' : store.state.workload.mode === 'infer' ? 'prompt' : 'seq';
   $(id).value = String(value);
   page.onChange();
 }
@@ -117,14 +117,16 @@ async function search(job) {
     return;
   }
   const t0 = performance.now();
-  // the numbers first, then the charts (micro-batch and sequence), then the slow ones
-  const fields = job.mode === 'infer' ? ['batch', 'seq', 'new_tokens'] : ['batch', 'seq'];
+  // the numbers first, then the charts (micro-batch and sequence, or frames), then the slow ones; a diffusion
+  // pipeline's tokens come from its video size, so its second value is the frames (none for an image model)
+  const fields = S.isDiffusionSetup(job.state, isPipelinePreset) ? ['batch', 'frames']
+    : job.mode === 'infer' ? ['batch', 'seq', 'new_tokens'] : ['batch', 'seq'];
   const fits = {};
   const sweeps = {};
   const draw = () => renderEdge(job, fields, fits, sweeps);
   const steps = [
     ...fields.filter((f) => f !== 'new_tokens').map((f) => async () => { fits[f] = await ask('fit', job.planText, f); }),
-    ...(features.sweep ? ['batch', 'seq'].map((f) => async () => { sweeps[f] = await ask('sweep', job.planText, f, 0); }) : []),
+    ...(features.sweep ? fields.filter((f) => f !== 'new_tokens').map((f) => async () => { sweeps[f] = await ask('sweep', job.planText, f, 0); }) : []),
     ...(fields.includes('new_tokens') ? [async () => { fits.new_tokens = await ask('fit', job.planText, 'new_tokens'); }] : []),
   ];
   for (const step of steps) {
@@ -150,6 +152,7 @@ function fitLine(field, fit, job) {
   const head = HEADS[job.mode][field];
   const now = currentValue(job.state, field);
   if (!fit) return h('div', { class: 'edge-value', 'data-field': field }, h('dt', {}, head), h('dd', { class: 'muted' }, '…'));
+  if (fit.error?.path === 'workload.frames' && fit.error.code === 'field') return null; // an image model: no frames
   if (fit.error) {
     return h('div', { class: 'edge-value', 'data-field': field }, h('dt', {}, head), h('dd', { class: 'muted' }, fit.error.message));
   }
