@@ -84,7 +84,12 @@ static void print_text(const cJSON *rec) {
     }
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(rec, "winner");
     const cJSON *first = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ents, 0), "estimate");
-    printf("\n%s\n\nThe winner, to paste:\n\n%s\n", cli_str(first, "summary"), cli_str(w, "training_arguments"));
+    const cJSON *flags = cJSON_GetObjectItemCaseSensitive(w, "script_flags");
+    if (cJSON_IsString(flags)) /* a diffusion transformer: the flags of diffusers' / finetrainers' training scripts */
+        printf("\n%s\n\nThe winner, to paste (diffusers / finetrainers training-script flags):\n\n%s\n", cli_str(first, "summary"),
+               flags->valuestring);
+    else
+        printf("\n%s\n\nThe winner, to paste:\n\n%s\n", cli_str(first, "summary"), cli_str(w, "training_arguments"));
     if (cli_str(w, "env")[0])
         printf("%s\n", cli_str(w, "env"));
     else

@@ -233,8 +233,8 @@ function renderRecommend(rec) {
     entries.length ? list(0, SHOWN) : h('p', {}, 'No setup of this model fits this GPU at this global batch.'),
     entries.length > SHOWN ? h('details', { class: 'more-setups' }, h('summary', {}, `${entries.length - SHOWN} more`), list(SHOWN, entries.length)) : null,
     h('details', { class: 'ranking' }, h('summary', {}, 'How they are ranked'), h('p', { class: 'muted' }, `${rec.order}.`)),
-    win ? h('details', { class: 'winner' }, h('summary', {}, 'The first as Hugging Face TrainingArguments'),
-      h('pre', {}, win.training_arguments), win.env ? h('pre', {}, win.env) : null) : null));
+    win ? h('details', { class: 'winner' }, h('summary', {}, win.script_flags ? 'The first as diffusers / finetrainers script flags' : 'The first as Hugging Face TrainingArguments'),
+      h('pre', {}, win.script_flags || win.training_arguments), win.env ? h('pre', {}, win.env) : null) : null));
 }
 
 /** Another global batch: the list again, for the same setup. */

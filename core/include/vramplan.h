@@ -311,6 +311,9 @@ typedef struct {
     unsigned ckpt_instances;   /* grad_ckpt (instances that keep a graph for backward) */
     unsigned precision_instances; /* precision (trained instances) */
     unsigned optim_instances;  /* optimizer (trained instances of the first one's optimizer family) */
+    int diffusion;             /* the first trained instance is a diffusion transformer: the winner is also written
+                                  as the flags of diffusers' / finetrainers' training scripts */
+    int autocast;              /* ... its 16-bit weights trained under torch.autocast (instances[].autocast) */
 } vp_recommend;
 
 /* The training setups that fit for a global batch (0 = the plan's batch × grad_accum × dp), fastest

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diffusers.h"
 #include "planning.h"
 #include "terms.h"
 #include "util.h"
@@ -288,7 +289,7 @@ vp_status vp_recommend_plan(const vp_plan *plan, int64_t global_batch, int top_n
     if (plan->mode != VP_MODE_TRAIN)
         return vp_fail(err, VP_ERR_FIELD, "workload.mode",
                        "recommend chooses training settings (micro-batch, accumulation, checkpointing, optimizer, "
-                       "precision); this plan is an inference plan (use `fit --max batch|seq|new-tokens`)");
+                       "precision); this plan is an inference plan (use `fit --max batch|seq|new-tokens|frames`)");
     const vp_instance *ref = NULL;
     int ref_i = -1;
     int64_t layers = 0;
@@ -301,6 +302,8 @@ vp_status vp_recommend_plan(const vp_plan *plan, int64_t global_batch, int top_n
         }
     }
     if (!ref) return vp_fail(err, VP_ERR_FIELD, "instances", "no instance of this plan trains: nothing to recommend");
+    out->diffusion = VP_DC_IS_DIT(ref->arch.dclass);
+    out->autocast = ref->autocast16;
     for (int i = 0; i < plan->n_instances; i++) {
         const vp_instance *in = &plan->inst[i];
         if (!vp_inst_trained(in)) continue;

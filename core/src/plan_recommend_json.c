@@ -103,6 +103,41 @@ static void training_arguments(const vp_recommendation *r, char *dst, size_t n) 
     if (w < 0) dst[0] = '\0';
 }
 
+/* The winner as the flags of diffusers' and finetrainers' legacy training scripts (diffusers
+ * examples/cogvideo/train_cogvideox_lora.py and examples/dreambooth/train_dreambooth_lora_flux.py: --train_batch_size,
+ * --gradient_accumulation_steps, --gradient_checkpointing, --optimizer adam|adamw|prodigy, --use_8bit_adam, and
+ * accelerate's --mixed_precision), with a comment line for what they cannot say. */
+static void script_flags(const vp_recommend *rec, const vp_recommendation *r, char *dst, size_t n) {
+    const char *p = r->precision, *o = r->optimizer;
+    int amp = !strncmp(p, "amp_", 4), pure16 = !strcmp(p, "bf16") || !strcmp(p, "fp16");
+    const char *mp = !strcmp(p, "amp_bf16") || !strcmp(p, "bf16") || !strcmp(p, "bf16_master") || !strcmp(p, "fp8") ? "bf16"
+                     : !strcmp(p, "amp_fp16") || !strcmp(p, "fp16") || !strcmp(p, "fp16_master")                   ? "fp16"
+                                                                                                                     : "no";
+    int adam = !strcmp(o, "adamw") || !strcmp(o, "adam") || !strcmp(o, "adamw_8bit");
+    char notes[512] = "";
+    size_t used = 0;
+#define NOTE(...)                                                                             \
+    do {                                                                                      \
+        int w_ = snprintf(notes + used, sizeof notes - used, __VA_ARGS__);                    \
+        if (w_ > 0 && (size_t)w_ < sizeof notes - used) used += (size_t)w_;                  \
+    } while (0)
+    if (amp) NOTE("# the transformer's weights stay fp32 under autocast (the scripts cast what they do not train to the weight dtype)\n");
+    else if (pure16 && rec->autocast) NOTE("# the transformer loaded in %s, under autocast (the scripts' default: trainable params upcast to fp32)\n", p);
+    else if (pure16) NOTE("# pure %s: the transformer, its gradients and optimizer states in %s, no autocast\n", p, p);
+    if (r->gc_every > 1)
+        NOTE("# checkpointing every %lld%s block: the scripts' --gradient_checkpointing checkpoints every block\n",
+             (long long)r->gc_every, ordinal(r->gc_every));
+    if (!adam) NOTE("# %s is not among the scripts' --optimizer choices (adam, adamw, prodigy): pass it yourself\n", o);
+    else if (strcmp(r->optim_impl, "foreach") && strcmp(o, "adamw_8bit"))
+        NOTE("# %s AdamW: the scripts build torch.optim.AdamW with its default (foreach)\n", r->optim_impl);
+#undef NOTE
+    int w = snprintf(dst, n, "%s--train_batch_size %lld --gradient_accumulation_steps %lld%s%s%s --mixed_precision %s", notes,
+                     (long long)r->micro_batch, (long long)r->grad_accum, r->gc_every == 1 ? " --gradient_checkpointing" : "",
+                     adam ? (!strcmp(o, "adam") ? " --optimizer adam" : " --optimizer adamw") : "",
+                     !strcmp(o, "adamw_8bit") ? " --use_8bit_adam" : "", mp);
+    if (w < 0) dst[0] = '\0';
+}
+
 static cJSON *estimate_object(const vp_recommendation *r) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddBoolToObject(o, "fits", 1);
@@ -153,6 +188,12 @@ char *vp_recommend_to_json(const vp_recommend *rec, const char *plan_json, int p
         training_arguments(&rec->r[0], ta, sizeof ta);
         cJSON *w = cJSON_AddObjectToObject(root, "winner");
         cJSON_AddStringToObject(w, "training_arguments", ta);
+        if (rec->diffusion) {
+            script_flags(rec, &rec->r[0], ta, sizeof ta);
+            cJSON_AddStringToObject(w, "script_flags", ta);
+        } else {
+            cJSON_AddNullToObject(w, "script_flags");
+        }
         cJSON_AddStringToObject(w, "pytorch_cuda_alloc_conf", rec->alloc_conf);
         char env[160] = "";
         if (rec->alloc_conf[0]) snprintf(env, sizeof env, "PYTORCH_CUDA_ALLOC_CONF=%s", rec->alloc_conf);

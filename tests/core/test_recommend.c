@@ -178,6 +178,41 @@ static void entry_plans_apply(void **s) {
     assert_contains(ta, t_fmt("optim=\"%s\",", cJSON_GetObjectItemCaseSensitive(first, "hf_optim")->valuestring));
     assert_contains(ta, "bf16=True,");
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(w, "env")->valuestring, ""); /* the plan sets no allocator conf */
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(w, "script_flags"))); /* not a diffusion transformer */
+    cJSON_Delete(j);
+    vp_free(js);
+}
+
+/* A diffusion transformer's winner is also the flags of diffusers' training scripts (train_cogvideox_lora.py:
+ * --train_batch_size, --gradient_accumulation_steps, --gradient_checkpointing, --optimizer, --use_8bit_adam; accelerate's
+ * --mixed_precision). CogVideoX-5b LoRA r128 (bf16 base under autocast, the scripts' way) at 49 x 480 x 720 on a 24 GB
+ * card, global batch 2: whatever wins, the flags say its micro-batch, accumulation, checkpointing and optimizer. */
+static void diffusion_script_flags(void **s) {
+    (void)s;
+    const char *plan = "{\"schema\":\"vramplan/plan@1\",\"workload\":{\"batch\":1,\"grad_accum\":2,\"frames\":49,\"height\":480,"
+                       "\"width\":720},\"instances\":[{\"model\":{\"preset\":\"cogvideox-5b\"},\"precision\":\"bf16\",\"autocast\":true,"
+                       "\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":128,\"targets\":[\"to_q\",\"to_k\",\"to_v\",\"to_out.0\"]}}}],"
+                       "\"hardware\":{\"gpu\":\"rtx-4090\"}}";
+    vp_error err;
+    char *js = vp_recommend_json(plan, t_registry(), 0, 3, 0, &err);
+    if (!js) fail_msg("%s (%s)", err.message, err.path);
+    cJSON *j = cJSON_Parse(js);
+    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "entries"), 0);
+    assert_non_null(first);
+    const char *f = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "winner"), "script_flags")->valuestring;
+    double mb = cJSON_GetObjectItemCaseSensitive(first, "micro_batch")->valuedouble;
+    double ga = cJSON_GetObjectItemCaseSensitive(first, "grad_accum")->valuedouble;
+    double k = cJSON_GetObjectItemCaseSensitive(first, "grad_ckpt_every")->valuedouble;
+    const char *opt = cJSON_GetObjectItemCaseSensitive(first, "optimizer")->valuestring;
+    const char *prec = cJSON_GetObjectItemCaseSensitive(first, "precision")->valuestring;
+    assert_true(mb * ga == 2);
+    assert_contains(f, t_fmt("--train_batch_size %.0f --gradient_accumulation_steps %.0f", mb, ga));
+    assert_true((strstr(f, "--gradient_checkpointing") != NULL) == (k == 1));
+    assert_true((strstr(f, "--use_8bit_adam") != NULL) == !strcmp(opt, "adamw_8bit"));
+    if (!strcmp(opt, "adamw") || !strcmp(opt, "adamw_8bit")) assert_contains(f, "--optimizer adamw");
+    assert_contains(f, "--mixed_precision bf16");
+    if (!strcmp(prec, "bf16")) assert_contains(f, "# the transformer loaded in bf16, under autocast");
+    print_message("%s\n", f);
     cJSON_Delete(j);
     vp_free(js);
 }
@@ -293,6 +328,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(data_parallel_global_batch),
         cmocka_unit_test(entry_plans_apply),
         cmocka_unit_test(alloc_conf_from_plan),
+        cmocka_unit_test(diffusion_script_flags),
         cmocka_unit_test(expandable_segments_when_fragmentation_decides),
         cmocka_unit_test(refusals),
     };
