@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "alloc_events.h"
+#include "diffusers.h"
 #include "plan_serve.h"
 #include "timeline.h"
 #include "util.h"
@@ -47,6 +48,28 @@ static const char *oom_phase_name(const vp_plan *plan, int ph) {
         if (ph == VP_PH_DECODE) return "the VAE decode";
     }
     return vp_ev_phase_names[ph];
+}
+
+/* A frame count the video pipeline does not take runs as the one it does (diffusion_workload.c vp_dit_run_frames):
+ * say which, so a plan of 48 CogVideoX frames is not read as 48 */
+static void frames_warning(const vp_plan *plan, vp_estimate *e) {
+    if (plan->frames <= 0 || plan->quiet) return;
+    for (int i = 0; i < plan->n_instances; i++) {
+        const vp_arch *a = &plan->inst[i].arch;
+        if (!VP_DC_IS_DIT(a->dclass) || a->d.temporal <= 1) continue;
+        int64_t run = vp_dit_run_frames(a, plan->frames), t = a->d.temporal;
+        if (run == plan->frames) return;
+        char w[sizeof e->warnings[0]];
+        snprintf(w, sizeof w,
+                 "workload.frames = %lld is not a count the pipeline takes (1 + %lld k frames): %s, and the estimate is "
+                 "for %lld frames.",
+                 (long long)plan->frames, (long long)t,
+                 a->dclass == VP_DC_WAN ? "WanPipeline rounds num_frames to num_frames // 4 * 4 + 1"
+                                        : "its (frames - 1) // t + 1 latent frames decode to 1 + t × (latent frames - 1)",
+                 (long long)run);
+        add_warning(e, w);
+        return;
+    }
 }
 
 static void allocator_verdict(const vp_plan *plan, const vp_events *ev, int64_t best_total, vp_device *d) {
@@ -291,6 +314,7 @@ vp_status vp_estimate_plan(const vp_plan *plan, vp_estimate *e, vp_error *err) {
     if (plan->mode == VP_MODE_SERVE) return vp_serve_estimate(plan, e, err); /* serving engines: serve_estimate.c */
     int any_cpu = 0;
     for (int i = 0; i < plan->n_warnings; i++) add_warning(e, plan->warnings[i]);
+    frames_warning(plan, e);
     for (int i = 0; i < plan->n_instances; i++) {
         const vp_instance *in = &plan->inst[i];
         vp_weights w;

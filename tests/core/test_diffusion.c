@@ -459,6 +459,14 @@ static void run_frames(void **s) {
             got[k] = t_estimate(t_plan1(t_fmt(fmt, fr[k], rows[i].width), t_fmt(inst, rows[i].id)))->devices[0].peak_alloc_bytes;
         assert_u64_equal(got[0], got[1]);
         assert_true(got[0] != got[2]);
+        /* the estimate says which count it is for; a count the pipeline takes gets no such line */
+        const vp_estimate *asked = t_estimate(t_plan1(t_fmt(fmt, fr[0], rows[i].width), t_fmt(inst, rows[i].id)));
+        const vp_estimate *runs = t_estimate(t_plan1(t_fmt(fmt, fr[1], rows[i].width), t_fmt(inst, rows[i].id)));
+        int said = 0;
+        for (int k = 0; k < asked->n_warnings; k++)
+            said |= strstr(asked->warnings[k], t_fmt("the estimate is for %d frames", rows[i].runs)) != NULL;
+        assert_true(said);
+        for (int k = 0; k < runs->n_warnings; k++) assert_null(strstr(runs->warnings[k], "workload.frames"));
     }
     /* frames without height and width run at the pipeline's default size (CogVideoX-2b: 480 x 720) */
     const vp_estimate *a = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"frames\":25}", t_fmt(inst, "cogvideox-2b")));
