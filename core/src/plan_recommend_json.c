@@ -1,6 +1,7 @@
 /* plan_recommend_json.c: vp_recommend -> vramplan/recommend@1 JSON (docs/schema/recommend.md): the
  * ranked setups, each with its estimate and the plan to apply, and the winner as the settings people
- * paste (Hugging Face TrainingArguments fields and PYTORCH_CUDA_ALLOC_CONF). */
+ * paste (Hugging Face TrainingArguments fields, a diffusion script's flags, PYTORCH_CUDA_ALLOC_CONF). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,33 +64,41 @@ static const char *ordinal(int64_t k) {
     return k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
 }
 
+/* Comment lines in front of a pasted snippet: appended to n->text while they fit */
+typedef struct {
+    char text[640];
+    size_t used;
+} notes_t;
+
+static void note(notes_t *n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(n->text + n->used, sizeof n->text - n->used, fmt, ap);
+    va_end(ap);
+    if (w > 0 && (size_t)w < sizeof n->text - n->used) n->used += (size_t)w;
+    else n->text[n->used] = '\0';
+}
+
 /* TrainingArguments(...) with the winner's settings, and a comment line for what it cannot say */
 static void training_arguments(const vp_recommendation *r, char *dst, size_t n) {
     const char *p = r->precision;
     int bf16 = !strcmp(p, "amp_bf16") || !strcmp(p, "bf16") || !strcmp(p, "bf16_master") || !strcmp(p, "fp8");
     int fp16 = !strcmp(p, "amp_fp16") || !strcmp(p, "fp16") || !strcmp(p, "fp16_master");
-    char notes[640] = "";
-    size_t used = 0;
-#define NOTE(...)                                                                             \
-    do {                                                                                      \
-        int w_ = snprintf(notes + used, sizeof notes - used, __VA_ARGS__);                    \
-        if (w_ > 0 && (size_t)w_ < sizeof notes - used) used += (size_t)w_;                  \
-    } while (0)
+    notes_t nt = {"", 0};
     if (r->gc_every > 1)
-        NOTE("# checkpointing every %lld%s block: TrainingArguments checkpoints every block; wrap every %lld%s block in "
+        note(&nt, "# checkpointing every %lld%s block: TrainingArguments checkpoints every block; wrap every %lld%s block in "
              "torch.utils.checkpoint yourself\n",
              (long long)r->gc_every, ordinal(r->gc_every), (long long)r->gc_every, ordinal(r->gc_every));
     if (!strcmp(p, "bf16") || !strcmp(p, "fp16"))
-        NOTE("# pure %s: load the model with torch_dtype=torch.%s (weights, gradients and optimizer states in %s)\n", p,
+        note(&nt, "# pure %s: load the model with torch_dtype=torch.%s (weights, gradients and optimizer states in %s)\n", p,
              !strcmp(p, "bf16") ? "bfloat16" : "float16", p);
-    if (!strcmp(p, "bf16_master")) NOTE("# bf16 weights with an fp32 master copy in the optimizer (DeepSpeed bf16, Megatron)\n");
-    if (!strcmp(p, "fp16_master")) NOTE("# fp16 weights with an fp32 master copy in the optimizer (DeepSpeed fp16, Megatron --fp16)\n");
-    if (!strcmp(p, "fp8")) NOTE("# fp8 matmuls through Transformer Engine / accelerate's fp8 recipe\n");
-    if (!strcmp(r->optimizer, "adam")) NOTE("# Adam: AdamW with weight_decay=0.0 (the TrainingArguments default)\n");
+    if (!strcmp(p, "bf16_master")) note(&nt, "# bf16 weights with an fp32 master copy in the optimizer (DeepSpeed bf16, Megatron)\n");
+    if (!strcmp(p, "fp16_master")) note(&nt, "# fp16 weights with an fp32 master copy in the optimizer (DeepSpeed fp16, Megatron --fp16)\n");
+    if (!strcmp(p, "fp8")) note(&nt, "# fp8 matmuls through Transformer Engine / accelerate's fp8 recipe\n");
+    if (!strcmp(r->optimizer, "adam")) note(&nt, "# Adam: AdamW with weight_decay=0.0 (the TrainingArguments default)\n");
     if (!strcmp(r->optim_impl, "forloop") && (!strcmp(r->optimizer, "adam") || !strcmp(r->optimizer, "adamw")))
-        NOTE("# for-loop AdamW: pass torch.optim.AdamW(..., foreach=False) through Trainer(optimizers=...)\n");
-    if (!strcmp(r->optimizer, "sgd_momentum")) NOTE("# SGD with momentum: pass torch.optim.SGD(..., momentum=...) through Trainer(optimizers=...)\n");
-#undef NOTE
+        note(&nt, "# for-loop AdamW: pass torch.optim.AdamW(..., foreach=False) through Trainer(optimizers=...)\n");
+    if (!strcmp(r->optimizer, "sgd_momentum")) note(&nt, "# SGD with momentum: pass torch.optim.SGD(..., momentum=...) through Trainer(optimizers=...)\n");
     int w = snprintf(dst, n,
                      "%sTrainingArguments(\n"
                      "    per_device_train_batch_size=%lld,\n"
@@ -98,7 +107,7 @@ static void training_arguments(const vp_recommendation *r, char *dst, size_t n) 
                      "    optim=\"%s\",\n"
                      "    bf16=%s,%s\n"
                      ")",
-                     notes, (long long)r->micro_batch, (long long)r->grad_accum, r->gc_every ? "True" : "False", r->hf_optim,
+                     nt.text, (long long)r->micro_batch, (long long)r->grad_accum, r->gc_every ? "True" : "False", r->hf_optim,
                      bf16 ? "True" : "False", fp16 ? "\n    fp16=True," : "");
     if (w < 0) dst[0] = '\0';
 }
@@ -114,24 +123,17 @@ static void script_flags(const vp_recommend *rec, const vp_recommendation *r, ch
                      : !strcmp(p, "amp_fp16") || !strcmp(p, "fp16") || !strcmp(p, "fp16_master")                   ? "fp16"
                                                                                                                      : "no";
     int adam = !strcmp(o, "adamw") || !strcmp(o, "adam") || !strcmp(o, "adamw_8bit");
-    char notes[512] = "";
-    size_t used = 0;
-#define NOTE(...)                                                                             \
-    do {                                                                                      \
-        int w_ = snprintf(notes + used, sizeof notes - used, __VA_ARGS__);                    \
-        if (w_ > 0 && (size_t)w_ < sizeof notes - used) used += (size_t)w_;                  \
-    } while (0)
-    if (amp) NOTE("# the transformer's weights stay fp32 under autocast (the scripts cast what they do not train to the weight dtype)\n");
-    else if (pure16 && rec->autocast) NOTE("# the transformer loaded in %s, under autocast (the scripts' default: trainable params upcast to fp32)\n", p);
-    else if (pure16) NOTE("# pure %s: the transformer, its gradients and optimizer states in %s, no autocast\n", p, p);
+    notes_t nt = {"", 0};
+    if (amp) note(&nt, "# the transformer's weights stay fp32 under autocast (the scripts cast what they do not train to the weight dtype)\n");
+    else if (pure16 && rec->autocast) note(&nt, "# the transformer loaded in %s, under autocast (the scripts' default: trainable params upcast to fp32)\n", p);
+    else if (pure16) note(&nt, "# pure %s: the transformer, its gradients and optimizer states in %s, no autocast\n", p, p);
     if (r->gc_every > 1)
-        NOTE("# checkpointing every %lld%s block: the scripts' --gradient_checkpointing checkpoints every block\n",
+        note(&nt, "# checkpointing every %lld%s block: the scripts' --gradient_checkpointing checkpoints every block\n",
              (long long)r->gc_every, ordinal(r->gc_every));
-    if (!adam) NOTE("# %s is not among the scripts' --optimizer choices (adam, adamw, prodigy): pass it yourself\n", o);
+    if (!adam) note(&nt, "# %s is not among the scripts' --optimizer choices (adam, adamw, prodigy): pass it yourself\n", o);
     else if (strcmp(r->optim_impl, "foreach") && strcmp(o, "adamw_8bit"))
-        NOTE("# %s AdamW: the scripts build torch.optim.AdamW with its default (foreach)\n", r->optim_impl);
-#undef NOTE
-    int w = snprintf(dst, n, "%s--train_batch_size %lld --gradient_accumulation_steps %lld%s%s%s --mixed_precision %s", notes,
+        note(&nt, "# %s AdamW: the scripts build torch.optim.AdamW with its default (foreach)\n", r->optim_impl);
+    int w = snprintf(dst, n, "%s--train_batch_size %lld --gradient_accumulation_steps %lld%s%s%s --mixed_precision %s", nt.text,
                      (long long)r->micro_batch, (long long)r->grad_accum, r->gc_every == 1 ? " --gradient_checkpointing" : "",
                      adam ? (!strcmp(o, "adam") ? " --optimizer adam" : " --optimizer adamw") : "",
                      !strcmp(o, "adamw_8bit") ? " --use_8bit_adam" : "", mp);
