@@ -1361,6 +1361,17 @@ static void published_within_10(void **s) {
         {"HunyuanVideo LoRA r128 GC AdamW 49x512x768 no precompute (finetrainers: 56.266 GiB reserved)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"vae_tiling\":true,\"vae_slicing\":true,\"diffusers\":\"0.32\"}}",
          HY_LORA, "reserved", 56.266, 0, 1},
+        /* finetrainers README at 66189c8 (20 Dec 2024; moved to docs/models/ltx_video.md, still there at 9bb9aff): LTX-Video
+         * LoRA r128 / alpha 128 on to_q/k/v/out.0, batch 1, --gradient_checkpointing, AdamW, --mixed_precision bf16,
+         * --enable_slicing --enable_tiling, 49x512x768, **without precomputation**: T5 and the VAE stay on the GPU and
+         * encode every step. "before training start" 13.486 GiB allocated (T5 8.87 + the transformer 3.58 + the VAE 0.78 +
+         * bf16 adapters 0.22 + the cuBLAS workspace: 13.48 modelled); the steps' peaks at "before validation start" (the
+         * first validation, after 100 steps): max_memory_allocated 15.527, max_memory_reserved 17.623. Predicted 15.21
+         * allocated (-2.0%) and 15.93 reserved (-9.6%), the peak in the VAE's tiled encode of the step's video */
+        {"LTX-Video LoRA r128 GC AdamW 49x512x768 no precompute (finetrainers: 17.623 GiB reserved)",
+         "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"vae_tiling\":true,\"vae_slicing\":true}}",
+         "{\"name\":\"transformer\",\"model\":{\"preset\":\"ltx-video\"},\"precision\":\"bf16\"" LORA128 "}," REF("text_encoder", "ltx-video/text_encoder", "bf16", "") "," REF("vae", "ltx-video/vae", "bf16", ""),
+         "reserved", 17.623, 1, 1}, /* the docs: "requires about `18` GB of VRAM without precomputation" */
         /* finetrainers README support matrix (d220aac, 15 Jan 2025), "Min. LoRA VRAM": "training-only, no validation, at
          * resolution 49x512x768, rank 128, with pre-computation, using FP8 weights & gradient checkpointing"
          * (--layerwise_upcasting_modules transformer, quant "fp8"; bf16 compute, AdamW), read as reserved GiB rounded up
