@@ -64,10 +64,11 @@ void vp_dit_default_size(const vp_arch *a, int64_t *f, int64_t *h, int64_t *w) {
 /* The frames a video pipeline runs for num_frames = frames: pipeline_wan.py (__call__, lines 493-497) rounds a
  * count that is not 1 + 4k to num_frames // 4 * 4 + 1 (48 -> 49); the others' prepare_latents take (frames - 1) //
  * t + 1 latent frames (pipeline_cogvideox.py line 680, pipeline_hunyuan_video.py 405, pipeline_ltx.py 491,
- * pipeline_mochi.py 404), which decode to 1 + (latent frames - 1) × t (48 -> 45 with t = 4). */
+ * pipeline_mochi.py 404), which decode to 1 + (latent frames - 1) × t (48 -> 45 with t = 4). An image pipeline
+ * (FluxPipeline, StableDiffusion3Pipeline) has no num_frames: one image per sample. */
 int64_t vp_dit_run_frames(const vp_arch *a, int64_t frames) {
     int64_t t = a->d.temporal;
-    if (t <= 1 || frames < 1) return frames < 1 ? 1 : frames;
+    if (t <= 1 || frames < 1) return 1; /* an image model (FLUX, SD3) makes one frame per sample */
     if (a->dclass == VP_DC_WAN && frames % t != 1) return frames / t * t + 1;
     return (vp_dit_latent_frames(a, frames) - 1) * t + 1;
 }

@@ -56,10 +56,18 @@ static void frames_warning(const vp_plan *plan, vp_estimate *e) {
     if (plan->frames <= 0 || plan->quiet) return;
     for (int i = 0; i < plan->n_instances; i++) {
         const vp_arch *a = &plan->inst[i].arch;
-        if (!VP_DC_IS_DIT(a->dclass) || a->d.temporal <= 1) continue;
+        if (!VP_DC_IS_DIT(a->dclass)) continue;
         int64_t run = vp_dit_run_frames(a, plan->frames), t = a->d.temporal;
         if (run == plan->frames) return;
         char w[sizeof e->warnings[0]];
+        if (t <= 1) {
+            snprintf(w, sizeof w,
+                     "workload.frames = %lld, but instance \"%s\" is an image model (one image per sample): the "
+                     "estimate is for 1 frame.",
+                     (long long)plan->frames, plan->inst[i].name);
+            add_warning(e, w);
+            return;
+        }
         snprintf(w, sizeof w,
                  "workload.frames = %lld is not a count the pipeline takes (1 + %lld k frames): %s, and the estimate is "
                  "for %lld frames.",

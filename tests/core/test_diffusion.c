@@ -430,7 +430,7 @@ static void tokens(void **s) {
  *  CogVideoX prepare_latents (pipeline_cogvideox.py line 680): (48 - 1) // 4 + 1 = 12 latent frames, decoded to
  *    1 + 4 * 11 = 45 frames; 49 -> 13 -> 49;
  *  Mochi (6x): 40 -> (39 // 6) + 1 = 7 latent frames -> 1 + 6 * 6 = 37; LTX-Video (8x): 50 -> 7 -> 49;
- *  image models (FLUX) take 1.
+ *  image models (FLUX) make one image per sample whatever the frames (the estimate says so).
  * The estimate runs that count: a CogVideoX-2b plan at 48 frames is the plan at 45, byte for byte, and a Wan plan
  * at 48 is the plan at 49. */
 static void run_frames(void **s) {
@@ -445,6 +445,7 @@ static void run_frames(void **s) {
     assert_int_equal(vp_dit_run_frames(&mochi, 40), 37);
     assert_int_equal(vp_dit_run_frames(&ltx, 50), 49);
     assert_int_equal(vp_dit_run_frames(&flux, 1), 1);
+    assert_int_equal(vp_dit_run_frames(&flux, 5), 1); /* FluxPipeline has no num_frames */
     const char *fmt = "{\"mode\":\"infer\",\"batch\":1,\"frames\":%d,\"height\":480,\"width\":%d}";
     const char *inst = "{\"name\":\"t\",\"model\":{\"preset\":\"%s\"},\"precision\":\"bf16\",\"role\":\"reference\","
                        "\"activations\":\"no_grad\"}";
@@ -474,6 +475,12 @@ static void run_frames(void **s) {
     const vp_estimate *c = t_estimate(t_plan1(t_fmt(fmt, 49, 720), t_fmt(inst, "cogvideox-2b")));
     assert_u64_equal(a->devices[0].peak_alloc_bytes, b->devices[0].peak_alloc_bytes);
     assert_true(a->devices[0].peak_alloc_bytes < c->devices[0].peak_alloc_bytes);
+    const vp_estimate *f5 = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"frames\":5}", t_fmt(inst, "flux.1-dev")));
+    const vp_estimate *f1 = t_estimate(t_plan1("{\"mode\":\"infer\",\"batch\":1,\"frames\":1}", t_fmt(inst, "flux.1-dev")));
+    assert_u64_equal(f5->devices[0].peak_alloc_bytes, f1->devices[0].peak_alloc_bytes);
+    assert_int_equal(f5->n_warnings, 1);
+    assert_contains(f5->warnings[0], "is an image model");
+    assert_int_equal(f1->n_warnings, 0);
 }
 
 /* workload.diffusion.text_tokens (diffusion_plan.c vp_diff_apply_text_tokens): the prompt's tokens replace the
