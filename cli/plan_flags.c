@@ -357,6 +357,16 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
         int seq_given = 0;
         for (int k = 1; k < argc; k++) seq_given |= !strcmp(argv[k], "--seq");
         cli_expand_pipeline(plan, seq_given); /* i12: --model of a diffusion pipeline */
+        /* --hf-config of a diffusers component (it names its class in "_class_name", diffusers_config.c): its tokens
+         * come from --frames/--height/--width or the pipeline's default size, not the LLM default seq written above,
+         * as the page does for a pasted diffusers config (web/setup.js isDiffusionModel) */
+        /* (the expansion swapped the plan's members: insts and wl are looked up again) */
+        insts = cJSON_GetObjectItemCaseSensitive(plan, "instances");
+        wl = obj(plan, "workload");
+        const cJSON *m0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(insts, 0), "model");
+        const cJSON *hf = cJSON_GetObjectItemCaseSensitive(m0, "hf_config");
+        if (!seq_given && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(hf, "_class_name")))
+            cJSON_DeleteItemFromObjectCaseSensitive(wl, "seq");
     }
     if (gpu) {
         cJSON *hw = obj(plan, "hardware");

@@ -177,6 +177,13 @@ expect 3 "instances[0].model.hf_config.n_embd" -- estimate --plan "$WORK/p.json"
 printf '{"model_type":"llama","hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,\n"num_attention_heads":4,"vocab_size":1000,"vocab_size":2000}' >"$WORK/dup-config.json"
 expect 3 "vocab_size is given twice" -- estimate --hf-config "$WORK/dup-config.json"
 grep -q "dup-config.json" "$ERR" || { echo "FAIL: the config file is not named"; fails=$((fails + 1)); }
+# --hf-config of a diffusers transformer (it names its _class_name): the pipeline's default size (CogVideoX-2b's
+# sample_frames 49 at 60 x 90 latents: 17,776 tokens, doubled by CFG), not the LLM default --seq 2048
+printf '%s' '{"_class_name":"CogVideoXTransformer3DModel","num_attention_heads":30,"attention_head_dim":64,"num_layers":30,"in_channels":16,"out_channels":16,"patch_size":2,"patch_size_t":null,"sample_frames":49,"sample_height":60,"sample_width":90,"temporal_compression_ratio":4,"max_text_seq_length":226,"text_embed_dim":4096,"time_embed_dim":512,"activation_fn":"gelu-approximate","attention_bias":true,"norm_eps":1e-05,"use_rotary_positional_embeddings":false,"use_learned_positional_embeddings":false}' >"$WORK/cog2b.json"
+expect 0 "" -- estimate --hf-config "$WORK/cog2b.json" --mode infer --precision fp16
+grep -q "2 × 17776" "$OUT" || { echo "FAIL: --hf-config of a diffusers transformer does not run the pipeline's default size"; fails=$((fails + 1)); }
+expect 0 "" -- estimate --hf-config "$WORK/cog2b.json" --mode infer --precision fp16 --seq 4096
+grep -q "17776" "$OUT" && { echo "FAIL: --seq given with a diffusers config is not the tokens"; fails=$((fails + 1)); }
 sed 's/"total_bytes": 85017493504,/"total_bytes": 85017493504, "total_bytes": 1000,/' "$FX/probes/h100.json" >"$WORK/dup-probe.json"
 expect 3 "devices[0].memory.total_bytes" -- estimate --model gpt2 --seq 128 --gpu "$WORK/dup-probe.json"
 plan "{$S,\"workload\":{\"batch\":1,\"seq\":128},\"instances\":[{\"name\":\"a\",\"model\":{\"preset\":\"gpt2\"}},{\"name\":\"a\",\"role\":\"reference\",\"model\":{\"preset\":\"gpt2\"}}]}"
