@@ -281,6 +281,12 @@ test('fit: WASM prints the bytes of `vramplan fit --json` (examples and extra pl
     schema: 'vramplan/plan@1', workload: { mode: 'infer', batch: 8, seq: 1024, new_tokens: 256 },
     instances: [{ model: { preset: 'llama-3.1-8b' } }], hardware: { gpu: 'h100-sxm-80gb', capacity_bytes: 20000000000 },
   }), 'new_tokens']);
+  // frames of a video pipeline, searched in 1 + 4k counts (plan_edit.c)
+  cases.push(['wan-frames', JSON.stringify({
+    schema: 'vramplan/plan@1', workload: { mode: 'infer', batch: 1, height: 480, width: 832 },
+    instances: [{ model: { preset: 'wan2.1-t2v-1.3b' }, precision: 'bf16', role: 'reference', activations: 'no_grad' }],
+    hardware: { gpu: 'h100-sxm-80gb', capacity_bytes: 8000000000 },
+  }), 'frames']);
   const diffs = [];
   for (const [name, plan, field] of cases) {
     const cli = cliJson(['fit', '--max', field], plan, name);
