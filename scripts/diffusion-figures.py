@@ -3,13 +3,14 @@
 
 Runs the test binary's groups diffusion_published (within 10%) and diffusion_published_bugs (the misses, an expected
 failure) and reformats the lines they print ("<figure> published <x> <unit> predicted <y> <unit> (<gap>%)"). The
-numbers come from the C tests; nothing is computed here. Usage: scripts/diffusion-figures.py [build/tests/test_diffusion]
+numbers come from the C tests; nothing is computed here. Usage: scripts/diffusion-figures.py
+[build/tests/test_diffusion_published]
 """
 import re
 import subprocess
 import sys
 
-BIN = sys.argv[1] if len(sys.argv) > 1 else "build/tests/test_diffusion"
+BIN = sys.argv[1] if len(sys.argv) > 1 else "build/tests/test_diffusion_published"
 LINE = re.compile(r"^(?P<fig>.+?):?\s+published\s+(?P<pub>[\d.]+) ?(?P<pu>GiB|GB)\s+predicted\s+(?P<pred>[\d.]+) ?(?P<qu>GiB|GB)"
                   r"\s+\((?P<gap>[+-][\d.]+)%\)\s*$")
 
