@@ -213,6 +213,17 @@ void vp_shard_compute(const vp_plan *plan, const vp_instance *in, const vp_weigh
         vp_fmt_count(no, sizeof no, (double)(w->base_params - w->mxfp4_params) * frac);
         term(&ds->weights, (int64_t)wbytes, "%s MXFP4 expert params × 17/32 B (4-bit values + an 8-bit scale per 32: "
              "4.25 bits) + %s others%s × %d B %s", nm, no, where, pb, vp_dtype_name(vp_param_dtype(in)));
+    } else if (in->quant == VP_QUANT_INT8 || in->quant == VP_QUANT_NF4 || in->quant == VP_QUANT_FP4) {
+        /* weights.c: bitsandbytes quantizes the blocks' Linears (int8: 1 B; NF4 / FP4: 0.5 B, their block constants
+         * counted apart), the rest stays in the compute dtype, and _keep_in_fp32_modules (T5's wo) in fp32 */
+        char nq[24], no[24], nk[24] = "";
+        int64_t q = in->pc.linear_in_layers - w->fp32_keep_params;
+        vp_fmt_count(nq, sizeof nq, (double)q * frac);
+        vp_fmt_count(no, sizeof no, (double)(w->base_params - q - w->fp32_keep_params) * frac);
+        if (w->fp32_keep_params > 0) vp_fmt_count(nk, sizeof nk, (double)w->fp32_keep_params * frac);
+        term(&ds->weights, (int64_t)wbytes, "%s block linear params × %s + %s others%s × %d B %s%s%s%s", nq,
+             in->quant == VP_QUANT_INT8 ? "1 B int8" : in->quant == VP_QUANT_NF4 ? "0.5 B NF4" : "0.5 B FP4", no, where, pb,
+             vp_dtype_name(vp_param_dtype(in)), nk[0] ? " + " : "", nk, nk[0] ? " wo params × 4 B fp32 (_keep_in_fp32_modules)" : "");
     } else if (w->fp32_keep_params > 0) {
         /* weights.c: transformers keeps T5's wo in fp32 when the model is loaded in float16 */
         char nk[24], no[24];

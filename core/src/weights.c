@@ -61,8 +61,23 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w) {
          * keep the compute dtype (SD3's linear count already leaves them out; LTX and Wan have none) */
         quantized -= in->arch.d.norm_linear;
     }
+    /* transformers' from_pretrained(torch_dtype=torch.float16) keeps the modules a class lists in
+     * _keep_in_fp32_modules in fp32 (modeling_utils.py, 4.3x-4.4x: use_keep_in_fp32_modules =
+     * (cls._keep_in_fp32_modules is not None) and ((torch_dtype == torch.float16) or hasattr(hf_quantizer,
+     * "use_keep_in_fp32_modules"))): T5PreTrainedModel and UMT5PreTrainedModel list ["wo"], the FFN output
+     * Linear of every block, so a T5-XXL encoder loaded in fp16 holds its 24 × 10240 × 4096 wo weights at 4 B
+     * (bf16 loads leave them bf16). Pure fp16 only: the fp16_master recipes (DeepSpeed's fp16 engine, Megatron --fp16)
+     * convert the whole module with .half(). bitsandbytes' quantizers ask for it whatever the dtype
+     * (quantizer_bnb_8bit.py / quantizer_bnb_4bit.py: use_keep_in_fp32_modules = True) and leave those modules
+     * unquantized (_process_model_before_weight_loading: modules_to_not_convert.extend(keep_in_fp32_modules)): an 8-bit
+     * or 4-bit T5 keeps wo in fp32 (the diffusers SD3 LoRA project's compute_embeddings.py: 8-bit T5 "~10.5GB") */
+    int bnb = in->quant == VP_QUANT_INT8 || in->quant == VP_QUANT_NF4 || in->quant == VP_QUANT_FP4;
+    int64_t keep = in->arch.d.fp32_keep > 0 && ((in->precision == VP_PREC_FP16 && in->quant == VP_QUANT_NONE) || bnb)
+                       ? in->arch.d.fp32_keep
+                       : 0;
+    if (bnb) quantized -= keep;
     int64_t unq = pc->total - quantized;
-    w->base_bytes = unq * pb + (int64_t)((double)quantized * qb);
+    w->base_bytes = unq * pb + (int64_t)((double)quantized * qb) + keep * (4 - pb);
     /* a diffusion component's floating buffers (dit_params.c / vae*.c d.buffers: SD3's persistent sincos pos_embed,
      * CogVideoX-2b's non-persistent sincos table, CogVideoX-5b-I2V's learned one, LTX's latent statistics) go to the
      * GPU with the module and in its dtype: diffusers' ModelMixin.from_pretrained(torch_dtype=...) builds the model
@@ -78,18 +93,7 @@ void vp_weights_compute(const vp_instance *in, vp_weights *w) {
         w->mxfp4_params = in->arch.mxfp4_params;
         w->base_bytes -= in->arch.mxfp4_params * pb - in->arch.mxfp4_params * 17 / 32;
     }
-    /* transformers' from_pretrained(torch_dtype=torch.float16) keeps the modules a class lists in
-     * _keep_in_fp32_modules in fp32 (modeling_utils.py, 4.3x-4.4x: use_keep_in_fp32_modules =
-     * (cls._keep_in_fp32_modules is not None) and ((torch_dtype == torch.float16) or hasattr(hf_quantizer,
-     * "use_keep_in_fp32_modules"))): T5PreTrainedModel and UMT5PreTrainedModel list ["wo"], the FFN output
-     * Linear of every block, so a T5-XXL encoder loaded in fp16 holds its 24 × 10240 × 4096 wo weights at 4 B
-     * (bf16 loads leave them bf16). Pure fp16 only: the fp16_master recipes (DeepSpeed's fp16 engine, Megatron --fp16)
-     * convert the whole module with .half() */
-    w->fp32_keep_params = 0;
-    if (in->arch.d.fp32_keep > 0 && in->precision == VP_PREC_FP16 && in->quant == VP_QUANT_NONE) {
-        w->fp32_keep_params = in->arch.d.fp32_keep;
-        w->base_bytes += in->arch.d.fp32_keep * (4 - pb);
-    }
+    w->fp32_keep_params = keep; /* (above, with the quantized count) */
     w->quant_const_bytes = (int64_t)((double)quantized * qconst);
     w->adapter_bytes = w->adapter_params * vp_dtype_bytes(in->lora_dtype);
     if (in->ft == VP_FT_ADAPTER) w->adapter_bytes = w->adapter_params * pb;

@@ -595,6 +595,18 @@ static void t5_wo_fp32(void **s) {
     assert_u64_equal(t_component(u, 0, "weights", "text_encoder"), 13375086592ULL);
     /* the replay allocates the same bytes: the text encoder's phase peak holds them */
     assert_true(h->devices[0].peak_alloc_bytes >= 11537887232ULL);
+    /* bitsandbytes keeps wo fp32 and unquantized whatever the dtype (use_keep_in_fp32_modules = True in its quantizers;
+     * modules_to_not_convert gets keep_in_fp32_modules). T5-XXL's block Linears: 24 × (4 × 4096² + 2 × 4096 × 10240 +
+     * 10240 × 4096) = 4,630,511,616, of which wo 1,006,632,960; the other 131,799,040 (the shared embedding 32128 × 4096,
+     * the norms, the relative attention bias) stay in the compute dtype:
+     *   int8, fp16: 3,623,878,656 × 1 + 131,799,040 × 2 + 1,006,632,960 × 4 = 7,914,008,576 B
+     *   int8, bf16: the same (wo fp32 here too)
+     *   NF4, bf16:  3,623,878,656 × 0.5 + 131,799,040 × 2 + 1,006,632,960 × 4 = 6,102,069,248 B */
+    const char *q = "{\"name\":\"text_encoder\",\"role\":\"reference\",\"model\":{\"preset\":\"cogvideox-2b/text_encoder\"},"
+                    "\"precision\":\"%s\",\"quant\":\"%s\",\"activations\":\"no_grad\"}";
+    assert_u64_equal(t_component(t_estimate(t_plan(wl, t_fmt(q, "fp16", "int8"), NULL)), 0, "weights", "text_encoder"), 7914008576ULL);
+    assert_u64_equal(t_component(t_estimate(t_plan(wl, t_fmt(q, "bf16", "int8"), NULL)), 0, "weights", "text_encoder"), 7914008576ULL);
+    assert_u64_equal(t_component(t_estimate(t_plan(wl, t_fmt(q, "bf16", "nf4"), NULL)), 0, "weights", "text_encoder"), 6102069248ULL);
 }
 
 /* Classifier-free guidance: CogVideoXPipeline concatenates [uncond, cond] latents, so the transformer's step

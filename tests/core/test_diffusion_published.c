@@ -46,9 +46,32 @@ static void check_published(const published *ps, size_t n) {
     assert_int_equal(bad, 0);
 }
 
+/* SD3's three text encoders alone, as diffusers' SD3 LoRA Colab project computes its embeddings
+ * (examples/research_projects/sd3_lora_colab, 600ef8a4, 3 Jul 2024: compute_embeddings.py loads
+ * stable-diffusion-3-medium-diffusers' CLIP-L, CLIP-G and T5-XXL, the same encoders as SD3.5's, with transformer and VAE
+ * None, encodes at max_sequence_length 77 and prints torch.cuda.max_memory_allocated() / 1024**3 as "GB"). */
+#define SD3_TE(clip, t5, t5_extra)                                                                                            \
+    REF("text_encoder", "sd3.5-large/text_encoder", clip, "") "," REF("text_encoder_2", "sd3.5-large/text_encoder_2", clip, \
+                                                                      "") "," REF("text_encoder_3", "sd3.5-large/text_encoder_3", t5, t5_extra)
+#define SD3_TE_WL "{\"mode\":\"infer\",\"batch\":1,\"height\":1024,\"width\":1024,\"diffusion\":{\"text_tokens\":77}}"
+
 static void published_within_10(void **s) {
     (void)s;
     const published ps[] = {
+        /* the project's README: "If we run them in FP32, it will take about 20GB of VRAM. With FP16, we are down to 12GB"
+         * and "We use an 8bit ... T5 to reduce memory requirements to ~10.5GB" (the script's own setting: the pipeline
+         * loaded without a torch_dtype, so both CLIPs fp32, and T5 load_in_8bit=True, whose other modules bitsandbytes
+         * leaves fp16 and whose wo it keeps fp32 and unquantized: use_keep_in_fp32_modules, weights.c). Read as GiB, as the
+         * script prints. fp32: (123,650,304 + 694,659,841 + 4,762,310,656) × 4 B = 20.79 GiB + the 77-token forward:
+         * 20.84 (+4.2%); fp16: the same in 2 B with T5's 1,006,632,960 wo params at 4 B: 12.31 (+2.6%); 8-bit: the CLIPs'
+         * 3.05 GiB + T5's 3.62B block Linears in int8 + 131.8M others in fp16 + wo in fp32, 7.37 GiB: 10.47 (-0.3%; the
+         * T5 wo counted as int8 gave 7.70, -26.7%) */
+        {"SD3 text encoders fp32, 77 tokens (diffusers SD3 LoRA Colab: about 20 GB)", SD3_TE_WL, SD3_TE("fp32", "fp32", ""),
+         "allocated", 20.0, -1, 1},
+        {"SD3 text encoders fp16, 77 tokens (diffusers SD3 LoRA Colab: 12 GB)", SD3_TE_WL, SD3_TE("fp16", "fp16", ""),
+         "allocated", 12.0, 1, 1},
+        {"SD3 text encoders, CLIPs fp32 + 8-bit T5 (diffusers SD3 LoRA Colab: ~10.5 GB)", SD3_TE_WL,
+         SD3_TE("fp32", "fp16", ",\"quant\":\"int8\""), "allocated", 10.5, 1, 1},
         /* finetrainers docs/models/cogvideox.md (1f81197): LoRA r128, batch 1, gradient checkpointing, AdamW (torch, see
          * LORA128), 49x480x720, precomputed conditions and latents (T5-XXL and the VAE freed into the cache, see above);
          * max_memory_reserved 20.701 GiB; fits a 24 GB card. 22.77 GiB (+10.0%, at the line): 22.14 (+7.0%) with the
