@@ -355,6 +355,23 @@ static void published_claims(void **s) {
     assert_true(m->devices[0].nvidia_smi_bytes < 40e9);
     assert_true(m->devices[0].nvidia_smi_bytes > 20e9); /* the bf16 weights alone are 10,027,677,744 x 2 B = 20.06 GB */
     assert_false(t_estimate(t_plan(wl37, mochi, "{\"gpu\":\"rtx-4090\",\"count\":1}"))->fits);
+    /* diffusers' SD3 LoRA Colab project (sd3_lora_colab, README: "DreamBooth LoRA training ... under 16GB GPU VRAM", a
+     * free-tier Colab T4): the notebook's accelerate launch of train_dreambooth_lora_sd3_miniature.py on
+     * stable-diffusion-3-medium-diffusers, --mixed_precision fp16 (the transformer cast to fp16, the rank-4 adapters on
+     * to_k/to_q/to_v/to_out.0 upcast to fp32 by cast_training_params), --resolution 1024, batch 1, --gradient_checkpointing,
+     * --use_8bit_adam, the prompt embeddings precomputed, the VAE in fp32 on the GPU encoding each image (line 716).
+     * SD3-medium's transformer as scripts/convert_sd3_to_diffusers.py builds it: 24 layers, 24 heads of 64,
+     * caption_projection_dim 1536, pos_embed_max_size 192. Fits the T4 (6.59 GiB reserved) */
+    const char *sd3m = "{\"name\":\"transformer\",\"model\":{\"hf_config\":{\"_class_name\":\"SD3Transformer2DModel\",\"sample_size\":128,"
+                       "\"patch_size\":2,\"in_channels\":16,\"joint_attention_dim\":4096,\"num_layers\":24,\"caption_projection_dim\":1536,"
+                       "\"num_attention_heads\":24,\"attention_head_dim\":64,\"pos_embed_max_size\":192,\"out_channels\":16,"
+                       "\"pooled_projection_dim\":2048}},\"precision\":\"fp16\",\"autocast\":true,\"grad_ckpt\":true,"
+                       "\"optimizer\":{\"name\":\"adamw_8bit\"},\"finetune\":{\"method\":\"lora\",\"lora\":{\"r\":4,\"alpha\":4,"
+                       "\"dropout\":0,\"dtype\":\"fp32\",\"targets\":[\"to_k\",\"to_q\",\"to_v\",\"to_out.0\"]}}},"
+                       "{\"name\":\"vae\",\"role\":\"reference\",\"model\":{\"preset\":\"sd3.5-large/vae\"},\"precision\":\"fp32\","
+                       "\"activations\":\"no_grad\"}";
+    const char *wl1024 = "{\"mode\":\"train\",\"batch\":1,\"grad_accum\":4,\"height\":1024,\"width\":1024}";
+    assert_true(t_estimate(t_plan(wl1024, sd3m, "{\"gpu\":\"t4\",\"count\":1}"))->fits);
 }
 
 /* The same README's DeepSpeed full fine-tuning table ("AdamW + CPU/Parameter offloading", gradient checkpointing, 2x A100;
