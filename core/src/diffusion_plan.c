@@ -14,7 +14,8 @@
  *   model's own repository code instead of diffusers' pipeline: HunyuanVideo's sample_video.py (Tencent/HunyuanVideo
  *   at e965abb), whose transformer step is events_hunyuan.c and whose transformer stays on the GPU under
  *   sequential offload, or Wan's generate.py (Wan-Video/Wan2.1), whose VAE decoder is flat (vp_diff_apply_code),
- *   "text_tokens": the prompt's tokens (vp_diff_apply_text_tokens)}. */
+ *   "text_tokens": the prompt's tokens (vp_diff_apply_text_tokens), "offload_8bit": under "model", whether a
+ *   bitsandbytes 8-bit component (instances[].quant "int8") is offloaded like the others (vp_diff_resident)}. */
 #include <stdio.h>
 
 #include "diffusers.h"
@@ -27,8 +28,8 @@ static const char *const k_diffusers[] = {"current", "0.30", "0.32", NULL}; /* o
 static const char *const k_code[] = {"diffusers", "official", NULL}; /* order of VP_DIFF_CODE_* */
 
 vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
-    static const char *const dkeys[] = {"cfg",       "offload",    "vae_tiling", "vae_slicing", "offload_empty_cache",
-                                        "diffusers", "precompute", "code",       "text_tokens", NULL};
+    static const char *const dkeys[] = {"cfg",        "offload",    "vae_tiling", "vae_slicing",  "offload_empty_cache",
+                                        "diffusers",  "precompute", "code",       "text_tokens", "offload_8bit", NULL};
     vp_status st;
     const char *p = "workload";
     plan->frames = plan->height = plan->width = 0;
@@ -36,6 +37,7 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     plan->diff.offload = VP_DIFF_OFFLOAD_NONE;
     plan->diff.vae_tiling = plan->diff.vae_slicing = 0;
     plan->diff.offload_empty_cache = 1;
+    plan->diff.offload_8bit = 0;
     plan->diff.diffusers = VP_DIFFUSERS_CURRENT;
     plan->diff.precompute = 0;
     plan->diff.code = VP_DIFF_CODE_DIFFUSERS;
@@ -71,6 +73,7 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     if ((st = vp_json_opt_bool(d, dp, "precompute", &plan->diff.precompute, err))) return st;
     if ((st = vp_json_opt_enum(d, dp, "code", k_code, &plan->diff.code, err))) return st;
     if ((st = vp_json_opt_int(d, dp, "text_tokens", 1, 4096, &plan->diff.text_tokens, err))) return st;
+    if ((st = vp_json_opt_bool(d, dp, "offload_8bit", &plan->diff.offload_8bit, err))) return st;
     if (plan->diff.code == VP_DIFF_CODE_OFFICIAL && plan->mode != VP_MODE_INFER)
         return vp_fail(err, VP_ERR_FIELD, "workload.diffusion.code",
                        "workload.diffusion.code \"official\" is HunyuanVideo's or Wan's own inference script "
@@ -129,6 +132,12 @@ void vp_diff_apply_text_tokens(const vp_plan *plan, vp_instance *in) {
 int vp_diff_resident(const vp_plan *plan, const vp_instance *in) {
     if (in->group_offload != VP_GROUP_OFFLOAD_NONE) return 0; /* on the CPU but while it runs (vp_diff_group_share) */
     if (plan->diff.offload == VP_DIFF_OFFLOAD_NONE || !in->arch.dclass) return 1;
+    /* enable_model_cpu_offload places no hook on a bitsandbytes 8-bit component, which from_pretrained loaded onto the
+     * GPU: it stays there through the whole pipeline (diffusers pipeline_utils.py at 58eb52c0, lines 1264-1272, "Skipping
+     * the hook placement ... as it is loaded in `bitsandbytes` 8bit", since b821f006 of Oct 2024, for transformers <
+     * 4.58 or bitsandbytes < 0.48; the HF blog "State of open video generation models in Diffusers": "8Bit models in
+     * bitsandbytes cannot be moved to CPU from GPU, unlike the 4Bit ones") */
+    if (plan->diff.offload == VP_DIFF_OFFLOAD_MODEL && in->quant == VP_QUANT_INT8 && !plan->diff.offload_8bit) return 1;
     return plan->diff.code == VP_DIFF_CODE_OFFICIAL && plan->diff.offload == VP_DIFF_OFFLOAD_SEQUENTIAL &&
            in->arch.dclass == VP_DC_HUNYUAN;
 }

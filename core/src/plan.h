@@ -155,6 +155,8 @@ typedef struct vp_plan {
         int offload;      /* VP_DIFF_OFFLOAD_*: none, enable_model_cpu_offload, enable_sequential_cpu_offload */
         int vae_tiling, vae_slicing;
         int offload_empty_cache; /* accelerate >= 0.34 empties the cache when a hook offloads a component (default) */
+        int offload_8bit;        /* model offload moves a bitsandbytes 8-bit component too (transformers >= 4.58 and
+                                    bitsandbytes >= 0.48); default 0: diffusers skips its hook and it stays on the GPU */
         int precompute;   /* training: conditions and latents precomputed first, encoders freed into the cache (precompute.c) */
         int diffusers;    /* VP_DIFFUSERS_* (diffusers.h): the diffusers release whose VAE decode code ran (default: current) */
         int code;         /* VP_DIFF_CODE_*: diffusers' pipeline (default) or the model's own repository code ("official") */
