@@ -633,6 +633,37 @@ static void cfg_doubling(void **s) {
     assert_u64_equal(w_on, 32760ULL * 2ULL * (6ULL * 1536 + 2ULL * 8960));
 }
 
+/* the allocated peak of the phase with this name (0 when there is none) */
+static uint64_t phase_alloc(const vp_estimate *e, const char *name) {
+    for (int i = 0; i < e->devices[0].n_phases; i++)
+        if (!strcmp(e->devices[0].phases[i].name, name)) return e->devices[0].phases[i].alloc_bytes;
+    return 0;
+}
+
+/* enable_model_cpu_offload places no hook on a bitsandbytes 8-bit component (diffusers pipeline_utils.py, lines
+ * 1264-1272): HunyuanVideo's int8 transformer stays on the GPU through the text encoders and the VAE decode, so the
+ * decode phase holds its weights more than with workload.diffusion.offload_8bit (newer transformers and bitsandbytes,
+ * where the hook is placed) or an NF4 transformer, which is offloaded either way. */
+static void offload_8bit_resident(void **s) {
+    (void)s;
+    const char *inst = "{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"hunyuanvideo\"},\"precision\":"
+                       "\"bf16\",\"quant\":\"%s\",\"activations\":\"no_grad\"},{\"name\":\"vae\",\"role\":\"reference\",\"model\":"
+                       "{\"preset\":\"hunyuanvideo/vae\"},\"precision\":\"bf16\",\"activations\":\"no_grad\"}";
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":61,\"height\":512,\"width\":768,\"diffusion\":{\"offload\":"
+                     "\"model\",\"vae_tiling\":true%s}}";
+    const vp_estimate *stay = t_estimate(t_plan1(t_fmt(wl, ""), t_fmt(inst, "int8")));
+    const vp_estimate *go = t_estimate(t_plan1(t_fmt(wl, ",\"offload_8bit\":true"), t_fmt(inst, "int8")));
+    const vp_estimate *nf4 = t_estimate(t_plan1(t_fmt(wl, ""), t_fmt(inst, "nf4")));
+    const vp_estimate *nf4_flag = t_estimate(t_plan1(t_fmt(wl, ",\"offload_8bit\":true"), t_fmt(inst, "nf4")));
+    uint64_t w8 = t_component(stay, 0, "weights", "transformer");
+    assert_true(w8 > 12000000000ULL && w8 < 14000000000ULL); /* 12.8B params, the block Linears in 1 B */
+    /* its weights and the int8 row scales (quant_constants) stay */
+    assert_u64_equal(phase_alloc(stay, "vae_decode") - phase_alloc(go, "vae_decode"),
+                     w8 + t_component(stay, 0, "quant_constants", "transformer"));
+    assert_u64_equal(phase_alloc(nf4, "vae_decode"), phase_alloc(nf4_flag, "vae_decode"));
+    assert_u64_equal(phase_alloc(nf4, "vae_decode"), phase_alloc(go, "vae_decode"));
+}
+
 /* Offload modes, in pipeline order: without offload every component stays, with enable_model_cpu_offload one
  * component at a time (the peak names it), with enable_sequential_cpu_offload one module's weights. */
 static void offload_modes(void **s) {
@@ -765,12 +796,6 @@ static void autocast_cache(void **s) {
     assert_u64_equal(on->devices[0].peak_alloc_bytes - off->devices[0].peak_alloc_bytes, 20055355488ULL);
     const vp_estimate *bf = t_estimate(t_plan(t_fmt(wl, ""), t_fmt(fmt, "transformer", "mochi-1", "bf16"), NULL));
     assert_u64_equal(t_component(bf, 0, "autocast_cache", "transformer"), 0);
-}
-
-static uint64_t phase_alloc(const vp_estimate *e, const char *name) {
-    for (int i = 0; i < e->devices[0].n_phases; i++)
-        if (!strcmp(e->devices[0].phases[i].name, name)) return e->devices[0].phases[i].alloc_bytes;
-    return 0;
 }
 
 /* workload.steps (plan_parse.c, timeline_train.c, events_train.c): a figure logged after the first optimizer step. Its
@@ -1142,7 +1167,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(tokens), cmocka_unit_test(run_frames), cmocka_unit_test(text_tokens_override),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
-        cmocka_unit_test(offload_modes), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers), cmocka_unit_test(first_step),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_8bit_resident), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers), cmocka_unit_test(first_step),
         cmocka_unit_test(unlearning_scenario),
     };
     int rc = 0;
