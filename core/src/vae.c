@@ -339,6 +339,9 @@ static void chunk_shape(const vp_arch *a, int64_t frames, int64_t *lat_chunk, in
     /* pixel frames out of lc latent frames: the causal first frame stays one frame */
     int64_t px = a->d.vae3d ? (lc == lat ? frames : lc * T) : 1;
     if (a->dclass == VP_DC_VAE_COGVIDEOX) px = lc == 3 ? 9 : 8; /* autoencoder_kl_cogvideox.py: X + 6 frames */
+    /* AutoencoderKLHunyuanVideo._temporal_tiled_decode: each temporal tile's decoder call keeps its first latent frame
+     * causal, 1 + T (lc - 1) frames out (5 latent -> 17) */
+    if (a->dclass == VP_DC_VAE_HUNYUAN && a->d.vae3d) px = 1 + T * (lc - 1);
     if (px > frames && a->d.vae3d) px = frames;
     *px_chunk = px;
 }
@@ -348,6 +351,35 @@ static void peak_place(vp_vae_peak *o, int64_t px, int64_t th, int64_t tw) {
     o->chunk_frames = px;
     o->tile_h = th;
     o->tile_w = tw;
+}
+
+/* One HunyuanVideoDecoder3D call of px frames over a th x tw tile, from autoencoder_kl_hunyuan_video.py (at
+ * 58eb52c0), in elements (times the batch): the most that is alive at once, at one of
+ *  - the conv of the upsampler ending the second-to-last up block (HunyuanVideoUpsampleCausal3D.forward, lines 96-118):
+ *    its input (c1 channels at half size and (px - 1) / 2 + 1 frames, still held by the up block), first_frame
+ *    interpolated (one frame), other_frames interpolated (px - 1 frames), their torch.cat (px), then
+ *    HunyuanVideoCausalConv3d's F.pad copy (px + 2 frames, h + 2, w + 2: replicate padding of 2 frames in front and 1
+ *    pixel around, lines 62-77) and the conv's output (c1);
+ *  - conv1 of the last up block's first resnet (HunyuanVideoResnetBlockCausal3D.forward, lines 167-184): the input kept
+ *    as the residual, SiLU's output (GroupNorm's is freed by the rebinding), its F.pad copy, the output (c0 channels);
+ *  - the mid block's attention over N = latent frames x latent pixels, whose causal mask prepare_causal_attention_mask
+ *    makes (N x N in the activation dtype), with the scores and their softmax of SDPA's math kernel (one head of 512:
+ *    no fused kernel takes a float mask at that width).
+ * Each 3x3x3 conv also takes cuDNN's workspace, its padded input + its output, as the H100 trace of the CogVideoX decode
+ * shows for the same Conv3d (events_vae_cogvideox.c). */
+static double hunyuan_call_peak(const vp_arch *a, int64_t px, int64_t th, int64_t tw, int64_t lat_chunk, int *at_ups) {
+    int n = a->d.levels;
+    double c0 = (double)a->d.ch[0], c1 = (double)a->d.ch[n > 1 ? 1 : 0];
+    double hw = (double)th * (double)tw, out = (double)px * hw;
+    double pad = (double)(px + 2) * (double)(th + 2) * (double)(tw + 2);
+    double in = (double)((px - 1) / 2 + 1) * (double)(th / 2) * (double)(tw / 2);
+    double ups = c1 * (in + (px > 1 ? hw + (double)(px - 1) * hw + out : hw) + pad + out + (pad + out));
+    double res1 = c1 * out + c1 * out + c1 * pad + c0 * out + (c1 * pad + c0 * out);
+    double N = (double)lat_chunk * (double)(th / a->d.spatial) * (double)(tw / a->d.spatial);
+    double mid = a->d.mid_attn ? 3.0 * N * N : 0.0;
+    *at_ups = ups >= res1;
+    double full = ups > res1 ? ups : res1;
+    return full > mid ? full : mid;
 }
 
 void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
@@ -381,6 +413,16 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
         peak_place(o, pxp, th, tw);
         snprintf(o->where, sizeof o->where, "last up block, last resnet's norm2, %lld×%lld px × %lld frames, with the caches so far",
                  (long long)th, (long long)tw, (long long)pxp);
+        return;
+    }
+    if (a->dclass == VP_DC_VAE_HUNYUAN) {
+        int at_ups;
+        o->bytes = hunyuan_call_peak(a, px, th, tw, lat_chunk, &at_ups) * (double)b * elem;
+        o->out_bytes = 2.0 * 3.0 * (double)batch * (double)frames * (double)height * (double)width * elem;
+        peak_place(o, px, th, tw);
+        snprintf(o->where, sizeof o->where, "%s at %lld×%lld px × %lld frames",
+                 at_ups ? "conv of the last upsampler" : "conv1 of the last up block's first resnet", (long long)th,
+                 (long long)tw, (long long)px);
         return;
     }
     if (a->dclass == VP_DC_VAE_WAN) { /* Wan 2.1: vae_wan.c walks the last call's peak */
