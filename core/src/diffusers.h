@@ -78,6 +78,8 @@ int64_t vp_dit_cfg_batch(const vp_arch *a, int64_t batch, int cfg);
  * through the transformer for a plan (workload.seq when given without a size). */
 struct vp_plan;
 void vp_dit_default_size(const vp_arch *a, int64_t *f, int64_t *h, int64_t *w);
+/* bytes per token the int8 matmul of a bitsandbytes 8-bit DiT holds over a 16-bit one, at its widest Linear */
+double vp_dit_int8_matmul_per_token(const vp_arch *a);
 /* the frames the pipeline runs for a requested count (Wan rounds to 1 + 4k, the others decode 1 + t × (latent - 1)) */
 int64_t vp_dit_run_frames(const vp_arch *a, int64_t frames);
 void vp_diffusion_size(const struct vp_plan *plan, const vp_arch *a, int64_t *f, int64_t *h, int64_t *w);

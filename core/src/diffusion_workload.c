@@ -42,6 +42,24 @@ double vp_dit_dense_mask_per_token(const vp_plan *plan, const vp_arch *a) {
     return (double)vp_dit_plan_tokens(plan, a);
 }
 
+/* bitsandbytes' LLM.int8 matmul of an 8-bit Linear at inference (bitsandbytes autograd/_functions.py MatMul8bitLt.forward
+ * and torch.ops.bitsandbytes.int8_mixed_scaled_mm, 0.45 and later): the input is quantized to an int8 copy (N × K × 1 B,
+ * made from a float16 copy, N × K × 2 B, freed once quantized), the int8 GEMM writes an int32 output (N × M × 4 B), which
+ * is dequantized to a float16 one (N × M × 2 B) that the caller casts to its dtype. Over a 16-bit Linear, whose output
+ * the step already counts, that is K + 4M bytes per token while the int32 output lives; the block's widest Linear sets
+ * it: the FF's up projection (K = h, M = f), its down projection (K = f, M = h), a single-stream block's linear1
+ * (K = h, M = 3h + f) and linear2 (K = h + f, M = h). */
+double vp_dit_int8_matmul_per_token(const vp_arch *a) {
+    double h = (double)a->hidden, f = (double)a->inter;
+    double best = h + 4.0 * f;
+    if (f + 4.0 * h > best) best = f + 4.0 * h;
+    if (a->d.blocks2 > 0) {
+        if (h + 4.0 * (3.0 * h + f) > best) best = h + 4.0 * (3.0 * h + f);
+        if ((h + f) + 4.0 * h > best) best = (h + f) + 4.0 * h;
+    }
+    return best;
+}
+
 int64_t vp_dit_cfg_batch(const vp_arch *a, int64_t batch, int cfg) { return cfg && a->d.cfg_batch ? 2 * batch : batch; }
 
 /* The pipelines' default sizes (their __call__ defaults / the released model's native resolution). */

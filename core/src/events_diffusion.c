@@ -128,9 +128,11 @@ static void phase(const vp_plan *plan, const vp_inst_calc *c, vp_events *e) {
          * of it in each block beside q, k, v (timeline_diffusion.c) */
         double dm = vp_dit_dense_mask_per_token(plan, a);
         int32_t mask = dm > 0 ? vp_ev_alloc(e, (int64_t)(BT * dm)) : -1;
+        /* a bitsandbytes 8-bit transformer's int8 matmul temporaries (timeline_diffusion.c) */
+        double q8 = c->in->quant == VP_QUANT_INT8 ? BT * vp_dit_int8_matmul_per_token(a) : 0;
         double sz[] = {BT * h * adt, BT * h * adt, BT * h * adt, BT * h * adt, dm > 0 ? BT * dm * adt : 0, BT * h * adt,
-                       BT * h * adt, BT * f * adt, BT * f * adt, a->d.blocks2 > 0 ? BT * (h + f) * adt : 0};
-        for (int k = 0; k < 2; k++) burst(e, sz, a->d.blocks2 > 0 ? 10 : 9);
+                       BT * h * adt, BT * f * adt, BT * f * adt, a->d.blocks2 > 0 ? BT * (h + f) * adt : 0, q8};
+        for (int k = 0; k < 2; k++) burst(e, sz, 11);
         vp_ev_free(e, mask);
     } else {
         int64_t f, hh, ww;

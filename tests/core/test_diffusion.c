@@ -643,6 +643,25 @@ static void cfg_doubling(void **s) {
     assert_u64_equal(w_on, 32760ULL * 2ULL * (6ULL * 1536 + 2ULL * 8960));
 }
 
+/* bitsandbytes' LLM.int8 matmul at inference (diffusion_workload.c vp_dit_int8_matmul_per_token): per token, the
+ * input's int8 copy (K B) and the int32 GEMM output (4M B) of the widest Linear of a block. HunyuanVideo (h 3072, FF
+ * 12288, single-stream blocks): linear1 of a single-stream block, 3072 -> 3 × 3072 + 12288 = 21,504: 3072 + 4 × 21,504
+ * = 89,088 B; Wan2.1-1.3B (h 1536, FF 8960, no single-stream blocks): the FF up projection, 1536 + 4 × 8960 = 37,376 B.
+ * The estimate carries it as its own component for an 8-bit transformer, none for a 16-bit one. */
+static void int8_matmul(void **s) {
+    (void)s;
+    vp_arch hy = t_arch_of("hunyuanvideo"), wan = t_arch_of("wan2.1-t2v-1.3b");
+    assert_true(vp_dit_int8_matmul_per_token(&hy) == 89088.0);
+    assert_true(vp_dit_int8_matmul_per_token(&wan) == 37376.0);
+    const char *inst = "{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"wan2.1-t2v-1.3b\"},"
+                       "\"precision\":\"bf16\"%s,\"activations\":\"no_grad\"}";
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":81,\"height\":480,\"width\":832,\"diffusion\":{\"cfg\":false}}";
+    /* 21 × 30 × 52 = 32,760 tokens, no CFG: 32,760 × 37,376 = 1,224,437,760 B */
+    assert_u64_equal(t_component(t_estimate(t_plan1(wl, t_fmt(inst, ",\"quant\":\"int8\""))), 0, "int8_matmul", "transformer"),
+                     1224437760ULL);
+    assert_u64_equal(t_component(t_estimate(t_plan1(wl, t_fmt(inst, ""))), 0, "int8_matmul", "transformer"), 0);
+}
+
 /* the allocated peak of the phase with this name (0 when there is none) */
 static uint64_t phase_alloc(const vp_estimate *e, const char *name) {
     for (int i = 0; i < e->devices[0].n_phases; i++)
@@ -1177,7 +1196,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(tokens), cmocka_unit_test(run_frames), cmocka_unit_test(text_tokens_override),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
-        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_8bit_resident), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers), cmocka_unit_test(first_step),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_8bit_resident), cmocka_unit_test(int8_matmul), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers), cmocka_unit_test(first_step),
         cmocka_unit_test(unlearning_scenario),
     };
     int rc = 0;

@@ -110,6 +110,10 @@ static void published_within_10(void **s) {
         {"HunyuanVideo 8-bit + model offload (HF video blog: 35.66 GB)", BLOG_WL(OFFLOAD), BLOG_HY(INT8), "allocated", 35.66, 0, 1},
         {"HunyuanVideo 4-bit (HF video blog: 42.96 GB)", BLOG_WL(""), BLOG_HY(NF4), "allocated", 42.96, 0, 1},
         {"HunyuanVideo 4-bit + model offload (HF video blog: 21.99 GB)", BLOG_WL(OFFLOAD), BLOG_HY(NF4), "allocated", 21.99, 1, 1},
+        /* 8-bit with tiling, whose peak is the transformer step: bitsandbytes' int8 matmul (MatMul8bitLt) holds the
+         * input's int8 copy and an int32 output at the single-stream blocks' linear1, 89,088 B per token over a 16-bit
+         * Linear (diffusion_workload.c vp_dit_int8_matmul_per_token): 36.16 GiB (-2.1%; 32.19, -12.8%, without them) */
+        {"HunyuanVideo 8-bit + VAE tiling (HF video blog: 36.92 GB)", BLOG_WL(TILING), BLOG_HY(INT8), "allocated", 36.92, 0, 1},
         {"SD3 text encoders fp32, 77 tokens (diffusers SD3 LoRA Colab: about 20 GB)", SD3_TE_WL, SD3_TE("fp32", "fp32", ""),
          "allocated", 20.0, -1, 1},
         {"SD3 text encoders fp16, 77 tokens (diffusers SD3 LoRA Colab: 12 GB)", SD3_TE_WL, SD3_TE("fp16", "fp16", ""),
@@ -512,10 +516,7 @@ static void thudm_deepspeed_sft(void **s) {
 static void published_misses(void **s) {
     (void)s;
     const published ps[] = {
-        /* the HF video blog's 8-bit HunyuanVideo with VAE tiling, whose peak is the transformer step (32.19 GiB, -12.8%):
-         * bitsandbytes' int8 matmul (MatMul8bitLt) makes an int8 copy of each Linear's input and an int32 output before
-         * the 16-bit one, which the step's temporaries leave out */
-        {"HunyuanVideo 8-bit + VAE tiling (HF video blog: 36.92 GB)", BLOG_WL(TILING), BLOG_HY(INT8), "allocated", 36.92, 0, 1},
+
         /* THUDM README of 27 Aug 2024 (6d7f6e8, diffusers 0.30.1): CogVideoX-2b FP16 with enable_model_cpu_offload and
          * vae.enable_tiling, "12.5GB*" (nvidia-smi). 14.48 GiB (+24.3%) with accelerate 0.33 and T5's fp32 wo (t5_wo_fp32):
          * T5's 10.75 GiB of freed segments stay cached and the transformer step's 130-521 MiB temporaries and the tiles'
