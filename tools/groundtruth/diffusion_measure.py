@@ -290,7 +290,10 @@ def case_vae(res, smoke, pid, dtype, frames, height, width, mode, trace=None):
     tc = 4 if cls != "AutoencoderKLHunyuanVideo" else 4
     sc = 2 ** (len(vc.get("block_out_channels") or vc.get("dim_mult") or [1, 1, 1, 1]) - 1) if cls != "AutoencoderKLWan" else 8
     zc = vc.get("latent_channels") or vc.get("z_dim")
-    z = torch.randn(1, zc, (frames - 1) // tc + 1, height // sc, width // sc, dtype=dt, device="cuda")
+    if cls == "AutoencoderKL":  # a 2-D image VAE (FLUX, SD3): (batch, channels, h, w) latents, frames ignored
+        z = torch.randn(1, zc, height // sc, width // sc, dtype=dt, device="cuda")
+    else:
+        z = torch.randn(1, zc, (frames - 1) // tc + 1, height // sc, width // sc, dtype=dt, device="cuda")
     res["latent_shape"] = list(z.shape)
     res["weights"] = sum(t.numel() * t.element_size() for t in vae.parameters())
     reset(torch)
