@@ -35,11 +35,6 @@ static int on_gpu(const vp_plan *plan, const vp_instance *in, int64_t rank) {
     return in->device == rank;
 }
 
-/* Peak reserved memory and the verdict from the allocator replay. The allocated peak of the replay
- * and of the moment timeline come from the same terms but not the same bookkeeping (the timeline
- * adds up per-phase totals; the replay splits them into tensors), so the replay's overhead above its
- * own allocated peak (segments, rounding, blocks no later request fits) is added to the timeline's
- * allocated peak, and the replay's memory limit is moved by the same difference. */
 /* The replay's phase in the user's words: a diffusion pipeline's replay (events_diffusion.c) runs its text
  * encoders and denoising steps as "prefill" and its VAE as "decode", which are an LLM's words. */
 static const char *oom_phase_name(const vp_plan *plan, int ph) {
@@ -80,6 +75,11 @@ static void frames_warning(const vp_plan *plan, vp_estimate *e) {
     }
 }
 
+/* Peak reserved memory and the verdict from the allocator replay. The allocated peak of the replay
+ * and of the moment timeline come from the same terms but not the same bookkeeping (the timeline
+ * adds up per-phase totals; the replay splits them into tensors), so the replay's overhead above its
+ * own allocated peak (segments, rounding, blocks no later request fits) is added to the timeline's
+ * allocated peak, and the replay's memory limit is moved by the same difference. */
 static void allocator_verdict(const vp_plan *plan, const vp_events *ev, int64_t best_total, vp_device *d) {
     vp_reserved r;
     d->fragmentation = 0;

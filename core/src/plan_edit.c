@@ -65,7 +65,6 @@ static int has_dit(const vp_plan *plan) {
     return 0;
 }
 
-
 int64_t vp_plan_field_step(const vp_plan *plan, vp_field f) {
     const vp_arch *a = f == VP_FIELD_FRAMES ? video_model(plan) : NULL;
     return a ? a->d.temporal : 1;
