@@ -190,7 +190,7 @@ test('the searches run in their own worker: no long main-thread task, the first 
   await context.close();
 });
 
-test('a video pipeline: the most frames that fit (1 + 4k), their chart, Use; an image pipeline has no frames line', async () => {
+test('a video pipeline: the most frames that fit (1 + 4k), their chart, Use; in training, the script flags; an image pipeline has no frames line', async () => {
   const { context, page, log } = await B.openPage('', { viewport: { width: 1440, height: 900 } });
   await edgeDone(page);
   let n = await estimates(page);
@@ -230,6 +230,26 @@ test('a video pipeline: the most frames that fit (1 + 4k), their chart, Use; an 
   await shot(page, '33-edge-frames');
   assertClean(log);
   await context.close();
+  // training a video DiT (a fresh page, train mode): frames again, and the recommended setup as the diffusers scripts' flags
+  const pt = await B.openPage('', { viewport: { width: 1440, height: 900 } });
+  await edgeDone(pt.page);
+  n = await estimates(pt.page);
+  await pt.page.fill('#batch', '1');
+  await settled(pt.page, n);
+  await pt.page.fill('#preset-search', 'cogvideox 2b');
+  await pt.page.selectOption('#preset', 'cogvideox-2b');
+  n = await estimates(pt.page);
+  await pt.page.fill('#frames', '17');
+  await settled(pt.page, n);
+  await edgeDone(pt.page);
+  assert.match(await pt.page.textContent('#edge'), /Most video frames that fit/);
+  const rec = await reference(pt.page, 'recommend', 0);
+  assert.ok(rec.winner, `recommend: ${JSON.stringify(rec).slice(0, 300)}`);
+  assert.match(rec.winner.script_flags, /--train_batch_size \d+ --gradient_accumulation_steps \d+/);
+  assert.match(await pt.page.textContent('#recommend details.winner summary'), /diffusers \/ finetrainers script flags/);
+  assert.equal(await pt.page.$eval('#recommend details.winner pre', (el) => el.textContent), rec.winner.script_flags);
+  assertClean(pt.log);
+  await pt.context.close();
   // an image pipeline (FLUX.1-dev: a 2-D VAE): batch only
   const p2 = await B.openPage('', { viewport: { width: 1440, height: 900 } });
   await edgeDone(p2.page);
