@@ -83,6 +83,8 @@ double vp_dit_int8_matmul_per_token(const vp_arch *a);
 /* the frames the pipeline runs for a requested count (Wan rounds to 1 + 4k, the others decode 1 + t × (latent - 1)) */
 int64_t vp_dit_run_frames(const vp_arch *a, int64_t frames);
 void vp_diffusion_size(const struct vp_plan *plan, const vp_arch *a, int64_t *f, int64_t *h, int64_t *w);
+/* the plan's first diffusion transformer (DiT) instance, NULL when it has none */
+const vp_instance *vp_plan_dit(const struct vp_plan *plan);
 /* The size every component of a pipeline runs at: its (first) DiT's, vp_diffusion_size; without a DiT (a VAE or a
  * text encoder alone) the plan's, one 512 x 512 frame for what it does not give. */
 void vp_pipeline_size(const struct vp_plan *plan, int64_t *f, int64_t *h, int64_t *w);

@@ -101,12 +101,18 @@ void vp_diffusion_size(const vp_plan *plan, const vp_arch *a, int64_t *f, int64_
     *w = plan->height ? plan->width : dw;
 }
 
-void vp_pipeline_size(const vp_plan *plan, int64_t *f, int64_t *h, int64_t *w) {
+const vp_instance *vp_plan_dit(const vp_plan *plan) {
     for (int i = 0; i < plan->n_instances; i++)
-        if (VP_DC_IS_DIT(plan->inst[i].arch.dclass)) {
-            vp_diffusion_size(plan, &plan->inst[i].arch, f, h, w);
-            return;
-        }
+        if (VP_DC_IS_DIT(plan->inst[i].arch.dclass)) return &plan->inst[i];
+    return NULL;
+}
+
+void vp_pipeline_size(const vp_plan *plan, int64_t *f, int64_t *h, int64_t *w) {
+    const vp_instance *dit = vp_plan_dit(plan);
+    if (dit) {
+        vp_diffusion_size(plan, &dit->arch, f, h, w);
+        return;
+    }
     *f = plan->frames > 0 ? plan->frames : 1;
     *h = plan->height ? plan->height : 512;
     *w = plan->height ? plan->width : 512;

@@ -48,21 +48,18 @@ static const char *oom_phase_name(const vp_plan *plan, int ph) {
 /* A frame count the video pipeline does not take runs as the one it does (diffusion_workload.c vp_dit_run_frames):
  * say which, so a plan of 48 CogVideoX frames is not read as 48 */
 static void frames_warning(const vp_plan *plan, vp_estimate *e) {
-    if (plan->frames <= 0 || plan->quiet) return;
-    for (int i = 0; i < plan->n_instances; i++) {
-        const vp_arch *a = &plan->inst[i].arch;
-        if (!VP_DC_IS_DIT(a->dclass)) continue;
-        int64_t run = vp_dit_run_frames(a, plan->frames), t = a->d.temporal;
-        if (run == plan->frames) return;
-        char w[sizeof e->warnings[0]];
-        if (t <= 1) {
-            snprintf(w, sizeof w,
-                     "workload.frames = %lld, but instance \"%s\" is an image model (one image per sample): the "
-                     "estimate is for 1 frame.",
-                     (long long)plan->frames, plan->inst[i].name);
-            add_warning(e, w);
-            return;
-        }
+    const vp_instance *in = vp_plan_dit(plan);
+    if (plan->frames <= 0 || plan->quiet || !in) return;
+    const vp_arch *a = &in->arch;
+    int64_t run = vp_dit_run_frames(a, plan->frames), t = a->d.temporal;
+    if (run == plan->frames) return;
+    char w[sizeof e->warnings[0]];
+    if (t <= 1)
+        snprintf(w, sizeof w,
+                 "workload.frames = %lld, but instance \"%s\" is an image model (one image per sample): the estimate is "
+                 "for 1 frame.",
+                 (long long)plan->frames, in->name);
+    else
         snprintf(w, sizeof w,
                  "workload.frames = %lld is not a count the pipeline takes (1 + %lld k frames): %s, and the estimate is "
                  "for %lld frames.",
@@ -70,9 +67,7 @@ static void frames_warning(const vp_plan *plan, vp_estimate *e) {
                  a->dclass == VP_DC_WAN ? "WanPipeline rounds num_frames to num_frames // 4 * 4 + 1"
                                         : "its (frames - 1) // t + 1 latent frames decode to 1 + t × (latent frames - 1)",
                  (long long)run);
-        add_warning(e, w);
-        return;
-    }
+    add_warning(e, w);
 }
 
 /* Peak reserved memory and the verdict from the allocator replay. The allocated peak of the replay

@@ -59,12 +59,6 @@ static const vp_arch *video_model(const vp_plan *plan) {
     return vae;
 }
 
-static int has_dit(const vp_plan *plan) {
-    for (int i = 0; i < plan->n_instances; i++)
-        if (VP_DC_IS_DIT(plan->inst[i].arch.dclass)) return 1;
-    return 0;
-}
-
 int64_t vp_plan_field_step(const vp_plan *plan, vp_field f) {
     const vp_arch *a = f == VP_FIELD_FRAMES ? video_model(plan) : NULL;
     return a ? a->d.temporal : 1;
@@ -105,7 +99,7 @@ static vp_status applies(const vp_plan *plan, vp_field f, vp_error *err) {
         return vp_fail(err, VP_ERR_FIELD, "workload.frames",
                        "no model of this plan takes video (a video DiT or a video VAE: CogVideoX, Wan, HunyuanVideo, "
                        "LTX-Video, Mochi), so workload.frames does not change its memory: search batch");
-    if (f == VP_FIELD_FRAMES && !plan->height && plan->seq > 0 && has_dit(plan))
+    if (f == VP_FIELD_FRAMES && !plan->height && plan->seq > 0 && vp_plan_dit(plan))
         return vp_fail(err, VP_ERR_FIELD, "workload.frames",
                        "this plan gives the DiT's tokens as workload.seq; give workload.frames, height and width "
                        "instead to search frames");

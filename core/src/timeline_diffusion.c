@@ -23,12 +23,6 @@ int vp_plan_is_diffusion(const vp_plan *plan) {
     return 0;
 }
 
-static const vp_arch *find_dit(const vp_plan *plan) {
-    for (int i = 0; i < plan->n_instances; i++)
-        if (VP_DC_IS_DIT(plan->inst[i].arch.dclass)) return &plan->inst[i].arch;
-    return NULL;
-}
-
 /* torch.autocast's weight-cast cache (PyTorch aten/src/ATen/autocast_mode.cpp, cached_cast): a cast to the
  * autocast dtype of an fp32 leaf tensor that requires grad is kept in `cached_casts` while cache_enabled, and
  * the cache is cleared only when the outermost autocast context exits (torch/amp/autocast_mode.py __exit__:
@@ -92,7 +86,8 @@ static void weights_for(const vp_plan *plan, vp_moment *m, const vp_inst_calc *c
 }
 
 void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink *out) {
-    const vp_arch *dit = find_dit(plan);
+    const vp_instance *dit_in = vp_plan_dit(plan);
+    const vp_arch *dit = dit_in ? &dit_in->arch : NULL;
     vp_owner dev = {"", ""};
     int64_t f, hgt, wid;
     vp_pipeline_size(plan, &f, &hgt, &wid);
