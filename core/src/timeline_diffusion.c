@@ -179,12 +179,13 @@ void vp_timeline_diffusion(const vp_plan *plan, vp_inst_calc *cs, int n, vp_sink
                     vp_moment_add(m, &c->owner, "inference_temp", "Transformer step temporaries", (int64_t)(BT * per),
                                   "one block at a time: %s tokens (%lld × %.0f%s) × %.0f B (hidden, norm, q, k, v, attention out, FF)",
                                   tok, (long long)cfgb, T, cfgb > b ? ", CFG doubles the batch" : "", per);
-                if (c->in->quant == VP_QUANT_INT8) /* bitsandbytes LLM.int8 (diffusion_workload.c) */
-                    vp_moment_add(m, &c->owner, "int8_matmul", "Int8 matmul temporaries",
-                                  (int64_t)(BT * vp_dit_int8_matmul_per_token(a)),
+                if (c->in->quant == VP_QUANT_INT8) { /* bitsandbytes LLM.int8 (diffusion_workload.c) */
+                    double q8 = vp_dit_int8_matmul_per_token(a);
+                    vp_moment_add(m, &c->owner, "int8_matmul", "Int8 matmul temporaries", (int64_t)(BT * q8),
                                   "bitsandbytes 8-bit Linears: the input's int8 copy and the int32 GEMM output of the "
                                   "widest one, %.0f B per token over a 16-bit Linear (MatMul8bitLt)",
-                                  vp_dit_int8_matmul_per_token(a));
+                                  q8);
+                }
                 double dm = vp_dit_dense_mask_per_token(plan, a);
                 if (dm > 0) { /* diffusers 0.32 HunyuanVideo (diffusion_workload.c, activations_dit.c) */
                     vp_moment_add(m, &c->owner, "attention_mask", "Attention mask (N × N bool)", (int64_t)(BT * dm),

@@ -455,21 +455,14 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     /* causal conv caches (diffusers 0.30's CogVideoX; Wan's: vae_wan.c) */
     double cache = 0;
     if (a->dclass == VP_DC_VAE_COGVIDEOX) cache = cogvideox_caches(a, b, frames, th, tw, elem, chans, &acts);
-    /* HunyuanVideo mid-block attention: the causal mask prepare_causal_attention_mask builds is
-     * (b, N, N) in the activation dtype for N = latent frames × latent pixels of the call */
-    double mask = 0;
-    if (a->dclass == VP_DC_VAE_HUNYUAN && a->d.mid_attn) {
-        double N = (double)lat_chunk * (double)(th / a->d.spatial) * (double)(tw / a->d.spatial);
-        mask = (double)b * N * N * elem;
-    }
-    o->bytes = acts + cache + mask;
+    o->bytes = acts + cache;
     /* the decoded video: 3 channels for every frame and pixel, collected chunk by chunk and concatenated
      * (torch.cat: the pieces and the result exist together at the end) */
     o->out_bytes = 2.0 * 3.0 * (double)batch * (double)frames * (double)height * (double)width * elem;
     peak_place(o, px, th, tw);
-    snprintf(o->where, sizeof o->where, "%s at %lld×%lld px × %lld frames%s",
+    snprintf(o->where, sizeof o->where, "%s at %lld×%lld px × %lld frames",
              ups > res1 ? "last upsampler" : "first resnet of the last up block", (long long)th, (long long)tw,
-             (long long)px, mask > acts ? " (causal mask of the mid attention)" : "");
+             (long long)px);
 }
 
 void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
