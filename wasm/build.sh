@@ -114,11 +114,12 @@ LDFLAGS=(-sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createVramplan
 
 # Sources that run once per request or once per instance of an estimate (reading plans, configs and presets, writing
 # JSON, the shape and VAE formulas, the serving engines' readers, the planners' own loops around the estimates they
-# call) are compiled for size (-Os); the moments, the event
-# programs and the allocator replay, which an estimate spends its time in, keep -O2: tests/web/bench.mjs gives the same
+# call, the VAE decodes' event programs, which run once per diffusion estimate) are compiled for size (-Os); the
+# moments, the training and inference event programs and the allocator replay, which an estimate spends its time in,
+# keep -O2: tests/web/bench.mjs gives the same
 # re-estimate and multi-model timings either way (within their run-to-run spread of about 20%). The split keeps the
 # page under its byte budget (web/build.sh): about 4.7 KB less gzip.
-COLD_RE='/(diffusers_config|diffusion_plan|errors|estimate_json|gguf_types|hf_config|json_read|json_text|plan_fit_json|plan_json|plan_parse|plan_recommend_json|plan_serve_parse|quant_config|record|registry|registry_pipeline|serve|serve_estimate|serve_json|serve_kv_spec|serve_launch|serve_llamacpp|serve_model|serve_sglang|serve_vllm|vae|vae_config|vae_ltx|vae_mochi|vae_wan|dit_params|text_encoder|pipeline_expand|plan_edit|gpu|lora_targets|vlm_images|plan_suggest|plan_fit|plan_recommend|plan_search|plan_sweep|plan_device|plan_parallel_precision|activations|activations_common|activations_decoder|activations_dit|activations_gpt2|activations_megatron|activations_moe|activations_ssm|activations_t5|activations_vit|diffusion_workload|fsdp_shard|functional_copy|logits|lora|optimizer|params|precision|quant_weights|sharding|sharding_fsdp|ssm_state|weights|precompute|alloc_conf|plan_serve)[.]c$|/families/'
+COLD_RE='/(diffusers_config|diffusion_plan|errors|estimate_json|gguf_types|hf_config|json_read|json_text|plan_fit_json|plan_json|plan_parse|plan_recommend_json|plan_serve_parse|quant_config|record|registry|registry_pipeline|serve|serve_estimate|serve_json|serve_kv_spec|serve_launch|serve_llamacpp|serve_model|serve_sglang|serve_vllm|vae|vae_config|vae_ltx|vae_mochi|vae_wan|dit_params|text_encoder|pipeline_expand|plan_edit|gpu|lora_targets|vlm_images|plan_suggest|plan_fit|plan_recommend|plan_search|plan_sweep|plan_device|plan_parallel_precision|activations|activations_common|activations_decoder|activations_dit|activations_gpt2|activations_megatron|activations_moe|activations_ssm|activations_t5|activations_vit|diffusion_workload|fsdp_shard|functional_copy|logits|lora|optimizer|params|precision|quant_weights|sharding|sharding_fsdp|ssm_state|weights|precompute|alloc_conf|plan_serve|events_vae_kl|events_vae_cogvideox|events_vae_wan|events_hunyuan)[.]c$|/families/'
 HOT_SRC=()
 COLD_SRC=("${GEN_SRC[@]}" "$CJSON_DIR/cJSON.c" "$ROOT/wasm/vp_wasm.c")
 for f in "${CORE_SRC[@]}"; do

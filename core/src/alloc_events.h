@@ -223,6 +223,10 @@ double vp_ev_cogvideox_decode_calls(const vp_arch *a, int64_t frames, int64_t he
 int32_t vp_ev_wan21_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
                            double elem, int tiling);
 double vp_ev_wan21_decode_calls(const vp_arch *a, int64_t frames, int64_t height, int64_t width, int tiling);
+/* The 2-D AutoencoderKL decode (FLUX.1, SD3, SDXL), untiled or tiled, op by op (events_vae_kl.c); returns the decoded
+ * image, still allocated. Its decoder calls: the tiles (1 untiled). */
+int32_t vp_ev_kl_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t height, int64_t width, double elem, int tiling);
+double vp_ev_kl_decode_calls(const vp_arch *a, int64_t height, int64_t width, int tiling);
 /* One denoising step of HunyuanVideo's official HYVideoDiffusionTransformer under autocast (events_hunyuan.c):
  * img_tokens and text_tokens over the batch; every tensor it allocates is freed by its end. */
 void vp_ev_hunyuan_official_step(vp_events *e, const vp_arch *a, double img_tokens, double text_tokens);

@@ -78,19 +78,22 @@ static void sliced_videos(vp_events *e, vp_tensors *vids, int64_t batch, int64_t
     vp_tensors_dispose(vids);
 }
 
-/* The decodes replayed op by op: today's CogVideoX (events_vae_cogvideox.c) and Wan 2.1 (events_vae_wan.c), up to
- * VP_EV_DECODE_CALLS decoder calls; enable_slicing decodes one video at a time. 0: the decode keeps the pieces. */
+/* The decodes replayed op by op: today's CogVideoX (events_vae_cogvideox.c), Wan 2.1 (events_vae_wan.c) and the 2-D
+ * AutoencoderKL (events_vae_kl.c), up to VP_EV_DECODE_CALLS decoder calls; enable_slicing decodes one video at a time.
+ * 0: the decode keeps the pieces. */
 static int op_decode(const vp_plan *plan, const vp_arch *a, int64_t f, int64_t hh, int64_t ww, double adt, vp_events *e) {
     int tiling = plan->diff.vae_tiling;
     int cog = a->dclass == VP_DC_VAE_COGVIDEOX && plan->diff.diffusers != VP_DIFFUSERS_0_30 &&
               vp_ev_cogvideox_decode_calls(a, f, hh, ww, tiling) <= VP_EV_DECODE_CALLS;
     int wan = a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual && vp_ev_wan21_decode_calls(a, f, hh, ww, tiling) <= VP_EV_DECODE_CALLS;
-    if (!cog && !wan) return 0;
+    int kl = a->dclass == VP_DC_VAE_KL && vp_ev_kl_decode_calls(a, hh, ww, tiling) <= VP_EV_DECODE_CALLS;
+    if (!cog && !wan && !kl) return 0;
     int64_t nb = plan->diff.vae_slicing ? plan->batch : 1, bb = plan->diff.vae_slicing ? 1 : plan->batch;
     vp_tensors vids = {0};
     for (int64_t k = 0; k < nb && k < 64; k++)
         vp_tensors_push(&vids, e, cog ? vp_ev_cogvideox_decode(e, a, bb, f, hh, ww, adt, tiling)
-                                      : vp_ev_wan21_decode(e, a, bb, f, hh, ww, adt, tiling));
+                                  : wan ? vp_ev_wan21_decode(e, a, bb, f, hh, ww, adt, tiling)
+                                        : vp_ev_kl_decode(e, a, bb, hh, ww, adt, tiling));
     sliced_videos(e, &vids, plan->batch, f, hh, ww, adt);
     return 1;
 }

@@ -382,6 +382,31 @@ static double hunyuan_call_peak(const vp_arch *a, int64_t px, int64_t th, int64_
     return full > mid ? full : mid;
 }
 
+/* One AutoencoderKL Decoder call (vae.py Decoder.forward, UpDecoderBlock2D, ResnetBlock2D, Upsample2D at 58eb52c0) over
+ * P output pixels of b images, in bytes: the most alive at one of
+ *  - the conv of the upsampler ending the second-to-last up block: that block's input (c2 channels at P/4, which the
+ *    decoder's `sample` holds until the block returns), its last resnet's output (c1 at P/4, the block's
+ *    `hidden_states`), F.interpolate's output (c1 at P), the conv's output (c1) and cuDNN's workspace, the conv's input
+ *    + output + weight (the rule the H100 trace of the CogVideoX decode shows for the same nn.Conv2d 3×3:
+ *    events_vae_cogvideox.c);
+ *  - conv1 of the last up block's first resnet: its input (c1), SiLU's output (c1; GroupNorm's is freed by the
+ *    rebinding), the output (c0) and the workspace (c1 + c0 + weight);
+ *  - conv1 of its second resnet: the block's input (c1), the resnet's input, SiLU's output and the output (c0 each),
+ *    the workspace (2 c0 + weight).
+ * events_vae_kl.c replays the same call op by op. */
+static double kl_call_peak(const vp_arch *a, double b, double P, double elem, int *at) {
+    int n = a->d.levels;
+    double c0 = (double)a->d.ch[0], c1 = (double)a->d.ch[n > 1 ? 1 : 0], c2 = (double)a->d.ch[n > 2 ? 2 : n - 1];
+    double ups = n > 1 ? b * (c2 / 4.0 + c1 / 4.0 + 2.0 * c1 + 2.0 * c1) * P * elem + c1 * c1 * 9.0 * elem : 0.0;
+    double res1 = b * (c1 + c1 + c0 + c1 + c0) * P * elem + c1 * c0 * 9.0 * elem;
+    double res2 = b * (c1 + 3.0 * c0 + 2.0 * c0) * P * elem + c0 * c0 * 9.0 * elem;
+    double best = ups;
+    *at = 0;
+    if (res1 > best) best = res1, *at = 1;
+    if (res2 > best) best = res2, *at = 2;
+    return best;
+}
+
 void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
                         int tiling, int slicing, int version, vp_vae_peak *o) {
     if (a->dclass == VP_DC_VAE_LTX) {
@@ -432,6 +457,18 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
         peak_place(o, px, th, tw);
         snprintf(o->where, sizeof o->where, "conv1 of the last up block's second resnet at %lld×%lld px × %lld frames, with the caches",
                  (long long)th, (long long)tw, (long long)px);
+        return;
+    }
+    if (a->dclass == VP_DC_VAE_KL) {
+        int at;
+        o->bytes = kl_call_peak(a, (double)b, (double)th * (double)tw, elem, &at);
+        /* tiled_decode keeps every decoded tile (3 channels) until the blend; untiled, the output is the call's */
+        o->out_bytes = 2.0 * 3.0 * (double)batch * (double)height * (double)width * elem;
+        peak_place(o, 1, th, tw);
+        static const char *const where[] = {"conv of the last upsampler", "conv1 of the last up block's first resnet",
+                                            "conv1 of the last up block's second resnet"};
+        snprintf(o->where, sizeof o->where, "%s at %lld×%lld px, with cuDNN's workspace", where[at], (long long)th,
+                 (long long)tw);
         return;
     }
     int n = a->d.levels;
@@ -491,6 +528,20 @@ void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     else if (a->dclass == VP_DC_VAE_WAN) px = 4;
     else if (a->dclass == VP_DC_VAE_HUNYUAN) px = 17;
     if (px > frames) px = frames;
+    if (a->dclass == VP_DC_VAE_KL) {
+        /* the Encoder (vae.py Encoder.forward, DownEncoderBlock2D, ResnetBlock2D at 58eb52c0) peaks at a conv of the
+         * first down block's second resnet, at full resolution: the block's input (c0 channels, which the encoder's
+         * `sample` holds until the block returns), the resnet's input, SiLU's output (conv1) or the norm's freed and
+         * conv1's output in its place (conv2), the conv's output, and cuDNN's workspace, the conv's input + output +
+         * weight (as in the decode, kl_call_peak): 6 c0 per pixel and the weight */
+        double c0 = (double)a->d.ch[0], P = (double)th * (double)tw;
+        o->bytes = (double)b * 6.0 * c0 * P * elem + c0 * c0 * 9.0 * elem;
+        o->out_bytes = 3.0 * (double)batch * (double)height * (double)width * elem; /* the input images */
+        peak_place(o, 1, th, tw);
+        snprintf(o->where, sizeof o->where, "first down block's second resnet at %lld×%lld px, with cuDNN's workspace",
+                 (long long)th, (long long)tw);
+        return;
+    }
     int wan = a->dclass == VP_DC_VAE_WAN;
     int64_t c0 = wan ? a->d.ch[1] : a->d.ch[0];
     int pad = a->d.vae3d;

@@ -153,7 +153,9 @@ vp_status vp_vae_wan_parse(const cJSON *c, const char *p, vp_arch *a, vp_error *
  * the old one is replaced); each up block's convs (the first resnet's conv1 at the block's input width), the
  * upsample3d levels' time_conv, the mid block's four and conv_in's, each at 4^-k of the pixels k levels below full
  * resolution. The tensors (the first moment) were checked on the CPU, where no workspace comes through the
- * allocator (tools/groundtruth/wan_vae_cpu_live.py): 130.9 MB alive at 9 × 64 × 104 fp32, 130.6 from these terms. */
+ * allocator (tools/groundtruth/wan_vae_cpu_live.py): 130.9 MB alive at 9 × 64 × 104 fp32, 130.6 from these terms.
+ * One frame (an image through the Qwen-Image VAE, the same network): one cached frame per conv, as events_vae_wan.c
+ * replays it. */
 double vp_vae_wan21_decode_units(const vp_arch *a, int64_t px, int multi, double th, double tw) {
     int n = a->d.levels;
     if (n < 1 || n > 6) return 0;
@@ -176,7 +178,8 @@ double vp_vae_wan21_decode_units(const vp_arch *a, int64_t px, int multi, double
         cache += convs / pow(4.0, (double)(n - 1 - i));
     }
     cache += (4.0 * (double)dd[0] + (double)a->d.latent_ch) / pow(4.0, (double)(n - 1)); /* mid block, conv_in */
-    return acts + 2.0 * cache;
+    /* x[:, :, -CACHE_T:].clone() of a one-frame input is one frame: a single-frame decode (an image) caches one */
+    return acts + (px >= 2 ? 2.0 : 1.0) * cache;
 }
 
 /* Wan 2.2 decode, one decoder call (one latent frame in, 4 pixel frames out after the first call's 1), at the
