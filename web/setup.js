@@ -261,13 +261,27 @@ const QUANT_LABEL = { nf4: 'NF4', fp4: 'FP4', int8: 'int8' };
 /**
  * Switches the workload between training and inference. QLoRA's 4-bit base weights are the
  * training setting (lora.quant); inference reads the base-weight quantization (quant), so a
- * QLoRA model keeps its 4-bit weights in inference, and back. Returns a sentence per change.
+ * QLoRA model keeps its 4-bit weights in inference, and back. A diffusion pipeline expanded for
+ * inference holds its transformer as a frozen reference (core/src/pipeline_expand.c); training
+ * trains it again when no copy of it trains. Returns a sentence per change.
+ * @param {(id: string) => boolean} [isPipelinePreset]
  */
-export function switchMode(state, mode) {
+export function switchMode(state, mode, isPipelinePreset = () => false) {
   const notes = [];
   if (state.workload.mode === mode) return notes;
   const names = instanceNames(state);
   const many = state.instances.length > 1;
+  if (mode === 'train') {
+    const pipes = state.instances.flatMap((x, i) =>
+      x.model.source === 'preset' && isPipelinePreset(String(x.model.preset)) && sharesTarget(state, i) < 0 ? [i] : []);
+    if (pipes.length && !pipes.some((i) => trains(state.instances[i].role))) {
+      setRole(state.instances[pipes[0]], 'trained');
+      const others = state.instances.length > pipes.length;
+      notes.push(`Training trains “${names[pipes[0]]}”, which inference held frozen.${others
+        ? ' The text encoders and the VAE stay frozen on the GPU and encode each batch; remove them, or precompute, for embeddings and latents made beforehand.'
+        : ''}`);
+    }
+  }
   state.instances.forEach((inst, i) => {
     if (inst.finetune !== 'qlora' || sharesTarget(state, i) >= 0) return;
     if (mode === 'infer' && inst.quant === 'none') {

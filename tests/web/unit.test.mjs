@@ -402,6 +402,52 @@ test('switching train ↔ inference carries 4-bit base weights over', () => {
   assert.deepEqual(S.switchMode(full, 'infer'), [], 'the same mode again changes nothing');
 });
 
+test('a pipeline expanded for inference trains its transformer again in training', () => {
+  const isPipe = (id) => id === 'cogvideox-5b';
+  const frozen = (x, preset, name) => {
+    const inst = structuredClone(DEFAULT_INSTANCE);
+    inst.model.preset = preset;
+    inst.name = name;
+    S.setRole(inst, 'reference');
+    x.instances.push(inst);
+  };
+  // what core/src/pipeline_expand.c makes of a CogVideoX pick in inference: every component a frozen reference
+  const s = setup((x, i0) => {
+    x.workload.mode = 'infer';
+    i0.model.preset = 'cogvideox-5b';
+    i0.name = 'transformer';
+    S.setRole(i0, 'reference');
+    frozen(x, 'cogvideox-5b/text_encoder', 'text_encoder');
+    frozen(x, 'cogvideox-5b/vae', 'vae');
+  });
+  const notes = S.switchMode(s, 'train', isPipe);
+  assert.equal(s.instances[0].role, 'trained');
+  assert.equal(s.instances[0].activations, 'train');
+  assert.equal(s.instances[1].role, 'reference');
+  assert.equal(s.instances[2].role, 'reference');
+  const plan = buildPlan(s, { presetType, isPipelinePreset: isPipe });
+  assert.equal(plan.instances[0].role, undefined, 'trained: the core default');
+  assert.equal(plan.instances[0].finetune.method, 'full');
+  assert.equal(notes.length, 1);
+  assert.match(notes[0], /“transformer”.*frozen/);
+  assert.match(notes[0], /text encoders and the VAE stay frozen/);
+  // the seeds' two copies: one already trains, so the frozen original stays frozen
+  const two = setup((x, i0) => {
+    x.workload.mode = 'infer';
+    i0.model.preset = 'cogvideox-5b';
+    S.setRole(i0, 'reference');
+    const t = structuredClone(DEFAULT_INSTANCE);
+    t.model.preset = 'cogvideox-5b';
+    x.instances.push(t);
+  });
+  assert.deepEqual(S.switchMode(two, 'train', isPipe), []);
+  assert.equal(two.instances[0].role, 'reference');
+  // not a pipeline: a frozen LLM stays as it was
+  const llm = setup((x, i0) => { x.workload.mode = 'infer'; S.setRole(i0, 'reference'); });
+  assert.deepEqual(S.switchMode(llm, 'train', isPipe), []);
+  assert.equal(llm.instances[0].role, 'reference');
+});
+
 test('a framework brings its own bf16 mode: DeepSpeed / Megatron bf16_master, DDP / FSDP autocast', () => {
   const s = setup((x) => { S.addInstance(x, 'reference'); S.addInstance(x, 'critic'); x.instances[2].precision = 'fp32'; });
   const note = S.switchFramework(s, 'deepspeed');

@@ -42,7 +42,7 @@ export function showVals(s) {
 
 /** Train ↔ inference: what carries over is carried, and the card says what changed. */
 function onModeChange(mode) {
-  const notes = S.switchMode(store.state, mode);
+  const notes = S.switchMode(store.state, mode, isPipelinePreset);
   noteFor = store.state;
   $('mode-note').textContent = notes.join(' ');
   page.hideApplied();
