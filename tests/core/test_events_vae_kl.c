@@ -105,6 +105,21 @@ static void invokeai_reserved_per_pixel(void **st) {
             assert_true(fabs(per / 2185.0 - 1.0) < 0.05);
             vp_events_free(&e);
         }
+    /* the same docstring (estimate_vae_working_memory_flux2): "measured at 1024px decode, peak reserved is 4.23GB at
+     * batch 1, 7.96GB at batch 2 and 11.89GB at batch 3" (GiB, as its 2185 constant reads: 1024² × 2 × 2185 B is the
+     * "~4.3GB" it quotes). The replay: 4.174, 8.316, 12.457 GiB (-1.3%, +4.5%, +4.8%) */
+    const double batch_gib[] = {4.23, 7.96, 11.89};
+    for (int b = 1; b <= 3; b++) {
+        vp_events e;
+        vp_events_init(&e);
+        assert_true(vp_ev_kl_decode(&e, &a, b, 1024, 1024, 2.0, 0) >= 0);
+        vp_reserved r;
+        replay(&e, &r);
+        double got = (double)r.peak_reserved / 1073741824.0;
+        print_message("KL decode 1024² bf16 batch %d: reserved %.3f GiB (InvokeAI: %.2f)\n", b, got, batch_gib[b - 1]);
+        assert_true(fabs(got / batch_gib[b - 1] - 1.0) < 0.05);
+        vp_events_free(&e);
+    }
 }
 
 /* enable_tiling() at 2048 × 2048 (FLUX: sample_size 1024, so 128-latent tiles at strides of int(128 × 0.75) = 96):
