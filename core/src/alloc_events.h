@@ -223,6 +223,10 @@ double vp_ev_cogvideox_decode_calls(const vp_arch *a, int64_t frames, int64_t he
 int32_t vp_ev_wan21_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
                            double elem, int tiling);
 double vp_ev_wan21_decode_calls(const vp_arch *a, int64_t frames, int64_t height, int64_t width, int tiling);
+/* The Wan 2.1 VAE encode (AutoencoderKLWan._encode, untiled: the first frame, then 4 frames per encoder call), op by op
+ * (events_vae_wan.c); returns the latent moments (2 z channels), still allocated. */
+int32_t vp_ev_wan21_encode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
+                           double elem);
 /* The 2-D AutoencoderKL decode (FLUX.1, SD3, SDXL), untiled or tiled, op by op (events_vae_kl.c); returns the decoded
  * image, still allocated. Its decoder calls: the tiles (1 untiled). */
 int32_t vp_ev_kl_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t height, int64_t width, double elem, int tiling);

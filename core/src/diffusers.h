@@ -44,6 +44,8 @@ void vp_vae_wan_dec_dims(const vp_arch *a, int64_t *dd);
 /* Wan 2.1's decode peak in channel × pixel-frame units of one th × tw tile: the last call's px frames (multi: not
  * the first call, so the causal cache is concatenated) (vae_wan.c) */
 double vp_vae_wan21_decode_units(const vp_arch *a, int64_t px, int multi, double th, double tw);
+/* the Wan 2.1 encode's peak in elements of one tile (vae_wan.c); *weights: the running conv's weight copy */
+double vp_vae_wan21_encode_units(const vp_arch *a, int64_t frames, double th, double tw, double *weights);
 /* A list field of a VAE config (vae_config.c): up to max integers in lo..hi (boolean: true/false as 1/0) into out,
  * their number into *n; absent or null leaves both unchanged. */
 vp_status vp_vae_list(const struct cJSON *c, const char *p, const char *key, int boolean, int64_t lo, int64_t hi,

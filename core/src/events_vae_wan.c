@@ -352,3 +352,111 @@ int32_t vp_ev_wan21_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_
     fr(&x, out_);
     return cl;
 }
+
+/* ---- the encode (AutoencoderKLWan._encode lines 1133-1159, WanEncoder3d.forward 590-628, WanResample 269-312) ----
+ * The same rules; an nn.Module's input stays alive through its forward (Module._call_impl holds it in `args`), so a
+ * time_conv's torch.cat input lives beside its F.pad clone. */
+
+/* WanResample.forward, downsample2d / downsample3d: c channels of *f frames at px (hh × ww) in, px / 4 out. The
+ * permute + reshape to (b t, c, h, w) copies unless it is one frame of one video; nn.ZeroPad2d((0, 1, 0, 1)); the
+ * Conv2d(c, c, 3, stride 2) with cuDNN's workspace (padded input + output + weight). downsample3d: the first call's
+ * slot takes x.clone(); later calls clone x's last frame, then time_conv (kernel (3, 1, 1), stride 2 in time, no
+ * padding: F.pad clones) over torch.cat of the old cache's last frame and x, halving *f */
+static int32_t downsample(const wn *x, slot *s, double c, double *f, double px, double hh, double ww, int temporal) {
+    int32_t cp = (*f > 1 || x->b > 1) ? ta(x, c, *f, px) : -1;
+    double pp = (hh + 1.0) * (ww + 1.0), po = px / 4.0;
+    int32_t zp = ta(x, c, *f, pp);
+    int32_t o = ta(x, c, *f, po);
+    fr(x, vp_ev_alloc_bytes(x->e, x->b * c * *f * (pp + po) * x->elem + c * c * 9.0 * x->elem));
+    fr(x, zp); /* nn.Sequential's rebinding */
+    fr(x, cp); /* WanResample's x, rebound to the resample's output */
+    if (!temporal) return o;
+    if (s->frames == 0) { /* feat_cache[idx] = x.clone() */
+        s->id = ta(x, c, *f, po);
+        s->frames = *f;
+        return o;
+    }
+    int32_t cl = ta(x, c, 1, po);        /* x[:, :, -1:].clone() */
+    int32_t cat = ta(x, c, *f + 1, po);  /* torch.cat([feat_cache[idx][:, :, -1:], x], 2) */
+    int32_t pad = ta(x, c, *f + 1, po);  /* F.pad with no padding */
+    double fo = floor((*f + 1.0 - 3.0) / 2.0) + 1.0;
+    if (fo < 1) fo = 1;
+    int32_t o2 = ta(x, c, fo, po);
+    fr(x, vp_ev_alloc_bytes(x->e, x->b * c * (*f + 1.0 + fo) * po * x->elem + c * c * 3.0 * x->elem));
+    fr(x, pad);
+    fr(x, cat);
+    fr(x, o);
+    fr(x, s->id);
+    s->id = cl, s->frames = 1;
+    *f = fo;
+    return o2;
+}
+
+/* one WanEncoder3d call over f frames of hh × ww pixels (its input, the video's slice, held by the caller); returns its
+ * output, 2 z channels at the latent level */
+static int32_t encoder_call(const wn *x, const vp_arch *a, slot *sl, double f, double hh, double ww) {
+    int n = a->d.levels, si = 0;
+    double px = hh * ww, c = (double)a->d.ch[0];
+    int32_t h = cached3(x, &sl[si++], 3.0, c, f, px, hh, ww); /* conv_in */
+    for (int i = 0; i < n; i++) {
+        double out = (double)a->d.ch[i + 1];
+        for (int k = 0; k < a->d.layers_per_block; k++) { /* the flat down_blocks list: x = layer(x) */
+            int32_t nx = resblock(x, sl, &si, c, out, f, px, hh, ww);
+            fr(x, h);
+            h = nx, c = out;
+        }
+        if (i != n - 1) {
+            int temporal = n >= 2 && (a->d.vae_tup >> (n - 2 - i) & 1); /* temperal_downsample[i] */
+            int32_t nx = downsample(x, &sl[si], c, &f, px, hh, ww, temporal);
+            if (temporal) si++;
+            fr(x, h);
+            h = nx;
+            px /= 4.0, hh /= 2.0, ww /= 2.0;
+        }
+    }
+    /* WanMidBlock: resnet, attention, resnet; its input stays with the encoder's x */
+    int32_t m = resblock(x, sl, &si, c, c, f, px, hh, ww);
+    int32_t at = attention(x, c, f, px);
+    fr(x, m);
+    m = resblock(x, sl, &si, c, c, f, px, hh, ww);
+    fr(x, at);
+    fr(x, h);
+    int32_t nn = rms(x, c, f, px); /* norm_out */
+    fr(x, m);
+    int32_t s = ta(x, c, f, px); /* SiLU */
+    fr(x, nn);
+    int32_t o = cached3(x, &sl[si++], c, 2.0 * (double)a->d.latent_ch, f, px, hh, ww); /* conv_out */
+    fr(x, s);
+    return o;
+}
+
+int32_t vp_ev_wan21_encode(vp_events *e, const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width,
+                           double elem) {
+    wn x = {e, elem, (double)(batch > 0 ? batch : 1), 0};
+    int64_t s = a->d.spatial > 0 ? a->d.spatial : 8;
+    double lpx = (double)(height / s) * (double)(width / s), Z = 2.0 * (double)a->d.latent_ch;
+    slot sl[160];
+    for (int i = 0; i < 160; i++) sl[i].id = -1, sl[i].frames = 0;
+    int64_t iters = 1 + (frames - 1) / 4;
+    int32_t out = -1, out_ = -1;
+    for (int64_t i = 0; i < iters && i < 4096; i++) {
+        int32_t o = encoder_call(&x, a, sl, i == 0 ? 1.0 : 4.0, (double)height, (double)width);
+        if (i == 0) {
+            out = o;
+        } else {
+            fr(&x, out_);
+            out_ = o;
+            int32_t cat = ta(&x, Z, (double)(i + 1), lpx); /* torch.cat([out, out_], 2) */
+            fr(&x, out);
+            out = cat;
+        }
+    }
+    /* quant_conv, 1×1×1: F.pad's clone, the conv */
+    int32_t pc = ta(&x, Z, (double)iters, lpx);
+    int32_t enc = ta(&x, Z, (double)iters, lpx);
+    fr(&x, pc);
+    clear_cache(&x, sl);
+    fr(&x, out); /* the locals at return */
+    fr(&x, out_);
+    return enc;
+}

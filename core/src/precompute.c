@@ -114,9 +114,15 @@ void vp_events_precompute(const vp_plan *plan, const vp_inst_calc *cs, int n, vp
             vp_vae_peak pk;
             vp_vae_encode_peak(a, plan->batch, f, h, w, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
             int32_t video = vp_ev_alloc(e, (int64_t)pk.out_bytes); /* the video moved to the GPU by prepare_latents */
-            int64_t c0 = a->dclass == VP_DC_VAE_WAN ? a->d.ch[1] : a->d.ch[0];
-            double one = (double)c0 * (double)pk.chunk_frames * (double)pk.tile_h * (double)pk.tile_w * adt;
-            burst(e, pk.bytes, pk.tensor_bytes > 0 ? pk.tensor_bytes : one); /* vae_ltx.c / vae_mochi.c give theirs */
+            if (a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual && pk.tile_h == h && pk.tile_w == w) {
+                /* the Wan 2.1 encode op by op (events_vae_wan.c), one video at a time under enable_slicing */
+                int64_t nb = plan->diff.vae_slicing ? plan->batch : 1;
+                for (int64_t k = 0; k < nb && k < 64; k++)
+                    vp_ev_free(e, vp_ev_wan21_encode(e, a, plan->diff.vae_slicing ? 1 : plan->batch, f, h, w, adt));
+            } else {
+                double one = (double)a->d.ch[0] * (double)pk.chunk_frames * (double)pk.tile_h * (double)pk.tile_w * adt;
+                burst(e, pk.bytes, pk.tensor_bytes > 0 ? pk.tensor_bytes : one); /* vae_ltx.c / vae_mochi.c give theirs */
+            }
             vp_ev_free(e, video);
         }
         /* _delete_components(): free_memory() empties the cache while the components are still held */

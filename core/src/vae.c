@@ -522,10 +522,9 @@ void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     int64_t th, tw;
     vp_vae_tile(a, height, width, tiling, &th, &tw);
     /* frames per encoder call: CogVideoX num_sample_frames_batch_size 8 (+1 for the odd first frame),
-     * Wan 1 then 4 frames per call, HunyuanVideo tile_sample_min_num_frames 16 (+1), 2-D: one image */
+     * HunyuanVideo tile_sample_min_num_frames 16 (+1), 2-D: one image (Wan: vae_wan.c below) */
     int64_t px = 1;
     if (a->dclass == VP_DC_VAE_COGVIDEOX) px = frames % 8 == 1 ? 9 : 8;
-    else if (a->dclass == VP_DC_VAE_WAN) px = 4;
     else if (a->dclass == VP_DC_VAE_HUNYUAN) px = 17;
     if (px > frames) px = frames;
     if (a->dclass == VP_DC_VAE_KL) {
@@ -542,8 +541,17 @@ void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
                  (long long)th, (long long)tw);
         return;
     }
-    int wan = a->dclass == VP_DC_VAE_WAN;
-    int64_t c0 = wan ? a->d.ch[1] : a->d.ch[0];
+    if (a->dclass == VP_DC_VAE_WAN) { /* Wan 2.1: vae_wan.c walks the last encoder call's peak */
+        double w;
+        o->bytes = vp_vae_wan21_encode_units(a, frames, (double)th, (double)tw, &w) * (double)b * elem + w * elem;
+        o->out_bytes = 3.0 * (double)batch * (double)frames * (double)height * (double)width * elem; /* the input video */
+        peak_place(o, frames > 1 ? 4 : 1, th, tw);
+        o->tensor_bytes = (double)a->d.ch[1] * (double)o->chunk_frames * (double)th * (double)tw * (double)b * elem;
+        snprintf(o->where, sizeof o->where, "last conv of the full-resolution level at %lld×%lld px × %lld frames, with the caches",
+                 (long long)th, (long long)tw, (long long)o->chunk_frames);
+        return;
+    }
+    int64_t c0 = a->d.ch[0];
     int pad = a->d.vae3d;
     /* a full-resolution resnet of the first down block: input, norm/SiLU outputs, pad copy, conv output */
     double chans = resnet_live(c0, c0, 0, pad) + (double)c0;

@@ -182,6 +182,55 @@ double vp_vae_wan21_decode_units(const vp_arch *a, int64_t px, int multi, double
     return acts + (px >= 2 ? 2.0 : 1.0) * cache;
 }
 
+/* Wan 2.1 encode (is_residual false), untiled, in elements of one th × tw tile (times the batch): the encoder's peak is
+ * the last 3×3×3 conv of its full-resolution level (WanEncoder3d.forward, the flat down_blocks list, at 58eb52c0), in
+ * the last encoder call (_encode: the first frame alone, then 4 frames per call). Alive there, in channels × frames of
+ * the full-resolution pixels: the resnet's input (the encoder's `x` holds it; with a conv_shortcut its output `h` too),
+ * SiLU's output, the new cache_x (the last 2 frames, cloned before the conv), WanCausalConv3d's F.pad copy (the cat of
+ * the 2 cached frames and the input, or 2 zero frames in front of the first call's one, and a pixel each side), the
+ * conv's output and cuDNN's workspace (padded input + output + weight: events_vae_wan.c's rule). And the caches: every
+ * conv of that level (its input's channels, 2 frames; the first call's 1), conv_in's 3-channel one and, once a call has
+ * run before, every deeper level's (2 frames from the third call on, 1 in the second; a downsample3d slot keeps one
+ * frame of its output) at 4^-k of the pixels. events_vae_wan.c vp_ev_wan21_encode replays the same op by op; test
+ * qwen_image_encode checks both against InvokeAI's measured single-frame encodes. *weights: cuDNN's copy of the
+ * running conv's weight, in elements (not per image). */
+double vp_vae_wan21_encode_units(const vp_arch *a, int64_t frames, double th, double tw, double *weights) {
+    int n = a->d.levels;
+    *weights = 0;
+    if (n < 1 || n > 6) return 0;
+    const int64_t *e = a->d.ch; /* encoder dims: e[0] = base_dim, e[i + 1] = base_dim × dim_mult[i] */
+    int64_t nrb = a->d.layers_per_block > 0 ? a->d.layers_per_block : 1;
+    int64_t calls = 1 + (frames - 1) / 4;
+    double f = calls > 1 ? 4.0 : 1.0, kc = calls > 1 ? 2.0 : 1.0;
+    double rho = (th + 2.0) * (tw + 2.0) / (th * tw);
+    double cin = (double)(nrb > 1 ? e[1] : e[0]), c = (double)e[1];
+    double h = cin != c ? c * f : 0.0; /* conv_shortcut's output */
+    /* conv1 (cin in) and conv2 (c in) of the level's last resnet: input, h, SiLU out, clone, pad, out, workspace */
+    double conv1 = cin * f + h + cin * f + cin * kc + 2.0 * cin * (f + 2.0) * rho + 2.0 * c * f;
+    double conv2 = cin * f + h + c * f + c * kc + 2.0 * c * (f + 2.0) * rho + 2.0 * c * f;
+    double acts = conv1 > conv2 ? conv1 : conv2;
+    *weights = (conv1 > conv2 ? cin : c) * c * 27.0;
+    /* the level-0 caches but the running conv's new clone (counted above): conv_in's, every resnet's two */
+    double run_old = calls > 2 ? 2.0 : 1.0; /* the running conv's previous cache: the second call holds the first's one frame */
+    double lvl0 = 3.0 * kc;
+    for (int64_t k = 0; k < nrb; k++) lvl0 += ((double)(k ? e[1] : e[0]) + c) * kc;
+    lvl0 -= c * kc; /* the running conv2's new clone is in acts */
+    if (calls > 1) lvl0 += c * run_old;
+    double deep = 0;
+    if (calls > 1) {
+        double df = calls > 2 ? 2.0 : 1.0;
+        for (int i = 1; i < n; i++) {
+            double ci = 0;
+            for (int64_t k = 0; k < nrb; k++) ci += (double)(k ? e[i + 1] : e[i]) + (double)e[i + 1];
+            deep += ci * df / pow(4.0, (double)i);
+            if (a->d.vae_tup >> (n - 1 - i) & 1) deep += (double)e[i] / pow(4.0, (double)i); /* downsample3d's slot */
+        }
+        /* the mid block's two resnets and conv_out, at the last level */
+        deep += (4.0 * (double)e[n] + (double)e[n]) * df / pow(4.0, (double)(n - 1));
+    }
+    return (acts + lvl0 + deep) * th * tw;
+}
+
 /* Wan 2.2 decode, one decoder call (one latent frame in, 4 pixel frames out after the first call's 1), at the
  * decoder's full-resolution level: (height / patch) × (width / patch) positions, dd[n] channels, the last up block's.
  * Alive together, in channel-tensors of that level (a level up holds a quarter per channel):
