@@ -11,31 +11,7 @@
 #include "plan.h"
 #include "vp_test.h"
 #include "t_arch.h"
-
-/* the events' allocation sizes, in order */
-static int64_t *allocs(const vp_events *e, int *n) {
-    int64_t *s = malloc((size_t)(e->n > 0 ? e->n : 1) * sizeof *s);
-    assert_non_null(s);
-    *n = 0;
-    for (int32_t i = 0; i < e->n; i++)
-        if (e->ev[i].size > 0) s[(*n)++] = (int64_t)e->ev[i].size;
-    return s;
-}
-
-static int has_run(const int64_t *s, int n, const int64_t *want, int k) {
-    for (int i = 0; i + k <= n; i++) {
-        int ok = 1;
-        for (int j = 0; j < k && ok; j++) ok = s[i + j] == want[j];
-        if (ok) return 1;
-    }
-    return 0;
-}
-
-static void replay(const vp_events *e, vp_reserved *r) {
-    vp_alloc_conf conf;
-    vp_alloc_conf_default(&conf);
-    vp_replay(e, &conf, 0, r);
-}
+#include "t_events.h"
 
 /* FLUX.1-dev's VAE (block_out_channels 128/256/512/512, layers_per_block 2) decoding one 1024 x 1024 image in bf16; one
  * channel at full resolution is 1024 × 1024 × 2 = 2,097,152 B.
@@ -56,14 +32,14 @@ static void flux_1024(void **st) {
     vp_events_init(&e);
     assert_true(vp_ev_kl_decode(&e, &a, 1, 1024, 1024, 2.0, 0) >= 0);
     int n;
-    int64_t *s = allocs(&e, &n);
+    int64_t *s = t_allocs(&e, &n);
     const int64_t ups[] = {536870912, 536870912, 1074921472};
     const int64_t res[] = {536870912, 536870912, 268435456, 805896192};
-    assert_true(has_run(s, n, ups, 3));
-    assert_true(has_run(s, n, res, 4));
+    assert_true(t_has_run(s, n, ups, 3));
+    assert_true(t_has_run(s, n, res, 4));
     free(s);
     vp_reserved r;
-    replay(&e, &r);
+    t_replay(&e, &r);
     assert_u64_equal(r.peak_alloc, 2551316480ULL + 917504ULL);
     vp_vae_peak pk;
     vp_vae_decode_peak(&a, 1, 1, 1024, 1024, 2.0, 0, 0, 0, &pk);
@@ -99,7 +75,7 @@ static void invokeai_reserved_per_pixel(void **st) {
             vp_events_init(&e);
             assert_true(vp_ev_kl_decode(&e, &a, 1, sizes[i], sizes[i], el, 0) >= 0);
             vp_reserved r;
-            replay(&e, &r);
+            t_replay(&e, &r);
             double per = (double)r.peak_reserved / ((double)sizes[i] * sizes[i] * el);
             print_message("KL decode %d² x %d B: reserved %.0f B per pixel-byte (InvokeAI: 2185)\n", sizes[i], el, per);
             assert_true(fabs(per / 2185.0 - 1.0) < 0.05);
@@ -114,7 +90,7 @@ static void invokeai_reserved_per_pixel(void **st) {
         vp_events_init(&e);
         assert_true(vp_ev_kl_decode(&e, &a, b, 1024, 1024, 2.0, 0) >= 0);
         vp_reserved r;
-        replay(&e, &r);
+        t_replay(&e, &r);
         double got = (double)r.peak_reserved / 1073741824.0;
         print_message("KL decode 1024² bf16 batch %d: reserved %.3f GiB (InvokeAI: %.2f)\n", b, got, batch_gib[b - 1]);
         assert_true(fabs(got / batch_gib[b - 1] - 1.0) < 0.05);
@@ -137,12 +113,12 @@ static void tiled(void **st) {
     vp_events_init(&e);
     assert_true(vp_ev_kl_decode(&e, &a, 1, 2048, 2048, 2.0, 1) >= 0);
     int n;
-    int64_t *s = allocs(&e, &n);
+    int64_t *s = t_allocs(&e, &n);
     const int64_t tail[] = {9437184, 9437184, 6291456, 25165824};
-    assert_true(has_run(s, n, tail, 4));
+    assert_true(t_has_run(s, n, tail, 4));
     free(s);
     vp_reserved r;
-    replay(&e, &r);
+    t_replay(&e, &r);
     assert_true((double)r.peak_alloc < 2552233984.0 + 4.0 * 25165824.0);
     assert_true((double)r.peak_alloc > 2551316480.0);
     vp_events_free(&e);

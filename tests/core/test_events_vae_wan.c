@@ -12,26 +12,7 @@
 #include "plan.h"
 #include "vp_test.h"
 #include "t_arch.h"
-
-/* the events' allocation sizes, in order */
-static int64_t *allocs(const vp_events *e, int *n) {
-    int64_t *s = malloc((size_t)(e->n > 0 ? e->n : 1) * sizeof *s);
-    assert_non_null(s);
-    *n = 0;
-    for (int32_t i = 0; i < e->n; i++)
-        if (e->ev[i].size > 0) s[(*n)++] = (int64_t)e->ev[i].size;
-    return s;
-}
-
-/* whether want[0..k) occurs in s as consecutive allocations */
-static int has_run(const int64_t *s, int n, const int64_t *want, int k) {
-    for (int i = 0; i + k <= n; i++) {
-        int ok = 1;
-        for (int j = 0; j < k && ok; j++) ok = s[i + j] == want[j];
-        if (ok) return 1;
-    }
-    return 0;
-}
+#include "t_events.h"
 
 /* Two latent frames of 4 × 4 (5 × 32 × 32 px), fp32. The mid block's first resnet (384 channels, 16 positions) in the
  * second call: WanResidualBlock.forward clones the SiLU output's last frame (384 × 1 × 16 × 4 = 24,576 B) and, its
@@ -46,12 +27,12 @@ static void mid_resnet_conv(void **st) {
     vp_events_init(&e);
     assert_true(vp_ev_wan21_decode(&e, &a, 1, 5, 32, 32, 4.0, 0) >= 0);
     int n;
-    int64_t *s = allocs(&e, &n);
+    int64_t *s = t_allocs(&e, &n);
     const int64_t ws = 165888 + 24576 + 384LL * 384 * 27 * 4;
     const int64_t call2[] = {24576, 49152, 49152, 165888, 24576, ws};
     const int64_t call1[] = {24576, 165888, 24576, ws};
-    assert_true(has_run(s, n, call1, 4));
-    assert_true(has_run(s, n, call2, 6));
+    assert_true(t_has_run(s, n, call1, 4));
+    assert_true(t_has_run(s, n, call2, 6));
     free(s);
     vp_events_free(&e);
 }
@@ -68,11 +49,11 @@ static void upsample3d_second_call(void **st) {
     vp_events_init(&e);
     assert_true(vp_ev_wan21_decode(&e, &a, 1, 5, 32, 32, 4.0, 0) >= 0);
     int n;
-    int64_t *s = allocs(&e, &n);
+    int64_t *s = t_allocs(&e, &n);
     const int64_t tc[] = {24576, 24576, 49152, 73728, 49152};
-    assert_true(has_run(s, n, tc, 5));
+    assert_true(t_has_run(s, n, tc, 5));
     const int64_t up[] = {49152, 196608, 49152, 98304};
-    assert_true(has_run(s, n, up, 4));
+    assert_true(t_has_run(s, n, up, 4));
     free(s);
     vp_events_free(&e);
 }
@@ -87,10 +68,8 @@ static void h100_decode(void **st) {
     vp_events e;
     vp_events_init(&e);
     assert_true(vp_ev_wan21_decode(&e, &a, 1, 81, 480, 832, 4.0, 0) >= 0);
-    vp_alloc_conf conf;
-    vp_alloc_conf_default(&conf);
     vp_reserved r;
-    vp_replay(&e, &conf, 0, &r);
+    t_replay(&e, &r);
     double alloc = (double)r.peak_alloc, res = (double)r.peak_reserved;
     print_message("wan decode: allocated %.3f GiB (record %.3f), reserved %.3f GiB (record %.3f)\n", alloc / 1073741824.0,
                   9433256500.0 / 1073741824.0, res / 1073741824.0, 12995991604.0 / 1073741824.0);
@@ -114,14 +93,12 @@ static void tiled_decode(void **st) {
     vp_events_init(&e);
     assert_true(vp_ev_wan21_decode(&e, &a, 1, 81, 480, 832, 4.0, 1) >= 0);
     int n;
-    int64_t *s = allocs(&e, &n);
+    int64_t *s = t_allocs(&e, &n);
     const int64_t tail[] = {155271168, 155271168, 77635584, 388177920, 388177920};
-    assert_true(has_run(s, n, tail, 5));
+    assert_true(t_has_run(s, n, tail, 5));
     free(s);
-    vp_alloc_conf conf;
-    vp_alloc_conf_default(&conf);
     vp_reserved r;
-    vp_replay(&e, &conf, 0, &r);
+    t_replay(&e, &r);
     print_message("wan tiled decode: allocated %.3f GiB, reserved %.3f GiB\n", (double)r.peak_alloc / 1073741824.0,
                   (double)r.peak_reserved / 1073741824.0);
     assert_true((double)r.peak_alloc < 8.75 * 1073741824.0 / 4.0);
@@ -150,10 +127,8 @@ static void qwen_image_single_frame(void **st) {
         vp_events e;
         vp_events_init(&e);
         assert_true(vp_ev_wan21_decode(&e, &a, 1, 1, rows[i].h, rows[i].w, 2.0, 0) >= 0);
-        vp_alloc_conf conf;
-        vp_alloc_conf_default(&conf);
         vp_reserved r;
-        vp_replay(&e, &conf, 0, &r);
+        t_replay(&e, &r);
         double alloc = ((double)r.peak_alloc + weights) / G, res = (double)r.peak_reserved / G;
         vp_vae_peak pk;
         vp_vae_decode_peak(&a, 1, 1, rows[i].h, rows[i].w, 2.0, 0, 0, 0, &pk);
@@ -192,10 +167,8 @@ static void qwen_image_encode(void **st) {
         int32_t img = vp_ev_alloc_bytes(&e, 3.0 * rows[i].h * rows[i].w * 2.0);
         assert_true(vp_ev_wan21_encode(&e, &a, 1, 1, rows[i].h, rows[i].w, 2.0) >= 0);
         vp_ev_free(&e, img);
-        vp_alloc_conf conf;
-        vp_alloc_conf_default(&conf);
         vp_reserved r;
-        vp_replay(&e, &conf, 0, &r);
+        t_replay(&e, &r);
         double alloc = ((double)r.peak_alloc + weights) / G;
         print_message("qwen-image encode %dx%d: allocated %.3f GiB (measured %.3f)\n", rows[i].h, rows[i].w, alloc, rows[i].alloc_gib);
         assert_true(fabs(alloc / rows[i].alloc_gib - 1.0) < 0.005);
