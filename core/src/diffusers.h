@@ -108,6 +108,12 @@ typedef struct {
  * PR #10136, 16 Dec 2024, to PR #10548, 14 Jan 2025: HunyuanVideo's (B, N, N) attention mask; the VAE decodes
  * are today's) */
 enum { VP_DIFFUSERS_CURRENT = 0, VP_DIFFUSERS_0_30, VP_DIFFUSERS_0_32 };
+/* The plan's bounds on a diffusion workload (diffusion_plan.c, which plan_edit.c's searches keep to): workload.frames in
+ * [1, VP_MAX_FRAMES], and batch × frames × height × width at most VP_MAX_VIDEO_PIXELS (2^36), so the video tensor stays
+ * far inside int64 and plannable sizes. vp_check_video_pixels fails on more, naming workload.frames. */
+#define VP_MAX_FRAMES 10000
+#define VP_MAX_VIDEO_PIXELS 68719476736.0
+vp_status vp_check_video_pixels(double pixels, vp_error *err);
 /* instances[].group_offload: {"type": "leaf_level" | "block_level", "num_blocks_per_group": N, "use_stream": bool},
  * diffusers' group offloading of one pipeline component (inference only; diffusion_plan.c). */
 vp_status vp_parse_group_offload(const struct cJSON *o, const char *p, int mode, vp_instance *in, vp_error *err);

@@ -27,6 +27,13 @@ static const char *const k_offload[] = {"none", "model", "sequential", NULL};
 static const char *const k_diffusers[] = {"current", "0.30", "0.32", NULL}; /* order of VP_DIFFUSERS_* */
 static const char *const k_code[] = {"diffusers", "official", NULL}; /* order of VP_DIFF_CODE_* */
 
+vp_status vp_check_video_pixels(double pixels, vp_error *err) {
+    if (pixels > VP_MAX_VIDEO_PIXELS)
+        return vp_fail(err, VP_ERR_RANGE, "workload.frames",
+                       "workload: batch × frames × height × width is above 2^36 pixels; not a plannable job");
+    return VP_OK;
+}
+
 vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *err) {
     static const char *const dkeys[] = {"cfg",        "offload",    "vae_tiling", "vae_slicing",  "offload_empty_cache",
                                         "diffusers",  "precompute", "code",       "text_tokens", "offload_8bit", NULL};
@@ -42,7 +49,7 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     plan->diff.precompute = 0;
     plan->diff.code = VP_DIFF_CODE_DIFFUSERS;
     plan->diff.text_tokens = 0;
-    if ((st = vp_json_opt_int(w, p, "frames", 1, 10000, &plan->frames, err))) return st;
+    if ((st = vp_json_opt_int(w, p, "frames", 1, VP_MAX_FRAMES, &plan->frames, err))) return st;
     if ((st = vp_json_opt_int(w, p, "height", 8, 16384, &plan->height, err))) return st;
     if ((st = vp_json_opt_int(w, p, "width", 8, 16384, &plan->width, err))) return st;
     if ((plan->height == 0) != (plan->width == 0))
@@ -54,11 +61,10 @@ vp_status vp_parse_diffusion_workload(const cJSON *w, vp_plan *plan, vp_error *e
     /* the video tensor itself must stay far inside int64 and plannable sizes: 2^36 pixels (what is not given counted
      * at the largest default: LTX-Video's 161 frames, HunyuanVideo's 720 x 1280) */
     if ((plan->frames || plan->height) &&
-        (double)(plan->frames > 0 ? plan->frames : 161) * (double)(plan->height ? plan->height : 720) *
-                (double)(plan->width ? plan->width : 1280) * (double)plan->batch >
-            68719476736.0)
-        return vp_fail(err, VP_ERR_RANGE, "workload.frames",
-                       "workload: batch × frames × height × width is above 2^36 pixels; not a plannable job");
+        (st = vp_check_video_pixels((double)(plan->frames > 0 ? plan->frames : 161) * (double)(plan->height ? plan->height : 720) *
+                                        (double)(plan->width ? plan->width : 1280) * (double)plan->batch,
+                                    err)))
+        return st;
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(w, "diffusion");
     if (!d) return VP_OK;
     const char *dp = "workload.diffusion";

@@ -14,9 +14,8 @@
 #define EDIT_MAX_TOKENS 16777216LL
 /* plan_parse.c check_magnitudes: batch × (seq + new_tokens + dec_seq) <= 2^32 tokens per step */
 #define EDIT_MAX_STEP_TOKENS 4294967296LL
-/* diffusion_plan.c: workload.frames in [1, 10000], batch × frames × height × width <= 2^36 pixels */
-#define EDIT_MAX_FRAMES 10000LL
-#define EDIT_MAX_PIXELS 68719476736.0
+/* diffusion_plan.c: workload.frames in [1, VP_MAX_FRAMES], batch × frames × height × width <= VP_MAX_VIDEO_PIXELS */
+#define EDIT_MAX_FRAMES ((long long)VP_MAX_FRAMES)
 
 static const char *const k_field_names[] = {"batch", "seq", "new_tokens", "frames"};
 #define N_FIELDS 4
@@ -114,7 +113,7 @@ static int64_t frames_limit(const vp_plan *plan, char *why, size_t n) {
     vp_pipeline_size(plan, &fr, &h, &w);
     int64_t lim = EDIT_MAX_FRAMES;
     snprintf(why, n, "workload.frames can be at most %lld in a plan", (long long)lim);
-    double px = EDIT_MAX_PIXELS / ((double)plan->batch * (double)h * (double)w);
+    double px = VP_MAX_VIDEO_PIXELS / ((double)plan->batch * (double)h * (double)w);
     if (px < (double)lim) {
         lim = (int64_t)px;
         snprintf(why, n, "batch × frames × height × width can be at most 2^36 pixels in a plan");
@@ -174,9 +173,8 @@ static vp_status set_frames(vp_plan *plan, int64_t v, vp_error *err) {
                        EDIT_MAX_FRAMES);
     int64_t fr, h, w;
     vp_pipeline_size(plan, &fr, &h, &w);
-    if ((double)v * (double)h * (double)w * (double)plan->batch > EDIT_MAX_PIXELS)
-        return vp_fail(err, VP_ERR_RANGE, "workload.frames",
-                       "workload: batch × frames × height × width is above 2^36 pixels; not a plannable job");
+    vp_status pst = vp_check_video_pixels((double)v * (double)h * (double)w * (double)plan->batch, err);
+    if (pst) return pst;
     int64_t old = plan->frames;
     plan->frames = v;
     vp_status st = vp_plan_check_magnitudes(plan, err);
