@@ -392,6 +392,14 @@ test('a diffusion pipeline: its components become models, the video size replace
   assert.equal(await peakBytes(page), est.devices[0].peak_alloc_bytes);
   assert.equal(est.devices[0].peak_phase, 'transformer', 'with tiling the transformer steps set the peak');
   await shot(page, '13-diffusion-pipeline');
+  // back to training: the transformer the expansion froze for inference trains again, and the mode card says so
+  n = await estimates(page);
+  await choose(page, 'mode', 'train');
+  await settled(page, n);
+  assert.equal(await page.evaluate(() => window.__vramplan.state.instances[0].role), 'trained');
+  assert.match(await page.textContent('#mode-note'), /trains “[^”]+”, which inference held frozen/);
+  const trained = await page.evaluate(() => window.__vramplan.plan());
+  assert.equal(trained.instances[0].role, undefined, 'the core default: trained');
   assertClean(log);
   await context.close();
 });
