@@ -231,6 +231,8 @@ int32_t vp_ev_wan21_encode(vp_events *e, const vp_arch *a, int64_t batch, int64_
  * image, still allocated. Its decoder calls: the tiles (1 untiled). */
 int32_t vp_ev_kl_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t height, int64_t width, double elem, int tiling);
 double vp_ev_kl_decode_calls(const vp_arch *a, int64_t height, int64_t width, int tiling);
+/* its encode, untiled: returns the moments (2 latent channels), still allocated */
+int32_t vp_ev_kl_encode(vp_events *e, const vp_arch *a, int64_t batch, int64_t height, int64_t width, double elem);
 /* One denoising step of HunyuanVideo's official HYVideoDiffusionTransformer under autocast (events_hunyuan.c):
  * img_tokens and text_tokens over the batch; every tensor it allocates is freed by its end. */
 void vp_ev_hunyuan_official_step(vp_events *e, const vp_arch *a, double img_tokens, double text_tokens);

@@ -188,3 +188,65 @@ int32_t vp_ev_kl_decode(vp_events *e, const vp_arch *a, int64_t batch, int64_t h
     vp_tensors_dispose(&rows);
     return v;
 }
+
+/* ---- the encode (AutoencoderKL.encode / _encode lines 158-197; vae.py Encoder.forward; DownEncoderBlock2D;
+ * Downsample2D.forward of upsampling's sibling downsampling.py: F.pad (0, 1, 0, 1), then Conv2d(c, c, 3, stride 2)) --- */
+
+/* Downsample2D (padding 0): c channels at px (hh × ww) in, px / 4 out: the zero-padded copy, the strided conv and its
+ * workspace (padded input + output + weight) */
+static int32_t downsample(const kl *x, double c, double px, double hh, double ww) {
+    double pp = (hh + 1.0) * (ww + 1.0);
+    int32_t pad = t(x, c, pp);
+    int32_t o = t(x, c, px / 4.0);
+    fr(x, vp_ev_alloc_bytes(x->e, x->b * c * (pp + px / 4.0) * x->elem + c * c * 9.0 * x->elem));
+    fr(x, pad);
+    return o;
+}
+
+/* one Encoder call over hh × ww pixels (its input, the images, held by the caller); returns its output (2 latent
+ * channels each) */
+static int32_t encoder_call(const kl *x, const vp_arch *a, double hh, double ww) {
+    int n = a->d.levels;
+    double px = hh * ww, c = (double)a->d.ch[0];
+    int32_t sample = conv(x, 3.0, c, px, 9, 1); /* conv_in */
+    for (int i = 0; i < n; i++) { /* DownEncoderBlock2D: layers_per_block resnets, a Downsample2D but the last */
+        double cout = (double)a->d.ch[i];
+        int32_t cur = sample;
+        for (int r = 0; r < a->d.layers_per_block; r++) {
+            int32_t nx = resnet(x, r == 0 ? c : cout, cout, px);
+            if (r > 0) fr(x, cur); /* the block's input stays with the encoder's `sample` */
+            cur = nx;
+        }
+        c = cout;
+        if (i < n - 1) {
+            int32_t o = downsample(x, c, px, hh, ww);
+            if (cur != sample) fr(x, cur); /* the block's rebinding */
+            cur = o;
+            px /= 4.0, hh /= 2.0, ww /= 2.0;
+        }
+        fr(x, sample); /* the encoder's rebinding */
+        sample = cur;
+    }
+    /* UNetMidBlock2D, norm, SiLU, conv_out at the latent level */
+    int32_t h = resnet(x, c, c, px);
+    if (a->d.mid_attn) {
+        int32_t at = attention(x, c, px);
+        fr(x, h);
+        h = at;
+    }
+    int32_t h2 = resnet(x, c, c, px);
+    fr(x, h);
+    fr(x, sample);
+    int32_t no = t(x, c, px);
+    fr(x, h2);
+    int32_t s = t(x, c, px);
+    fr(x, no);
+    int32_t o = conv(x, c, 2.0 * (double)a->d.latent_ch, px, 9, 1);
+    fr(x, s);
+    return o;
+}
+
+int32_t vp_ev_kl_encode(vp_events *e, const vp_arch *a, int64_t batch, int64_t height, int64_t width, double elem) {
+    kl x = {e, elem, (double)(batch > 0 ? batch : 1)};
+    return encoder_call(&x, a, (double)height, (double)width);
+}

@@ -114,11 +114,13 @@ void vp_events_precompute(const vp_plan *plan, const vp_inst_calc *cs, int n, vp
             vp_vae_peak pk;
             vp_vae_encode_peak(a, plan->batch, f, h, w, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
             int32_t video = vp_ev_alloc(e, (int64_t)pk.out_bytes); /* the video moved to the GPU by prepare_latents */
-            if (a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual && pk.tile_h == h && pk.tile_w == w) {
-                /* the Wan 2.1 encode op by op (events_vae_wan.c), one video at a time under enable_slicing */
-                int64_t nb = plan->diff.vae_slicing ? plan->batch : 1;
+            int wan = a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual, kl = a->dclass == VP_DC_VAE_KL;
+            if ((wan || kl) && pk.tile_h == h && pk.tile_w == w) {
+                /* the Wan 2.1 and AutoencoderKL encodes op by op (events_vae_wan.c, events_vae_kl.c), one video at a
+                 * time under enable_slicing */
+                int64_t nb = plan->diff.vae_slicing ? plan->batch : 1, bb = plan->diff.vae_slicing ? 1 : plan->batch;
                 for (int64_t k = 0; k < nb && k < 64; k++)
-                    vp_ev_free(e, vp_ev_wan21_encode(e, a, plan->diff.vae_slicing ? 1 : plan->batch, f, h, w, adt));
+                    vp_ev_free(e, wan ? vp_ev_wan21_encode(e, a, bb, f, h, w, adt) : vp_ev_kl_encode(e, a, bb, h, w, adt));
             } else {
                 double one = (double)a->d.ch[0] * (double)pk.chunk_frames * (double)pk.tile_h * (double)pk.tile_w * adt;
                 burst(e, pk.bytes, pk.tensor_bytes > 0 ? pk.tensor_bytes : one); /* vae_ltx.c / vae_mochi.c give theirs */

@@ -124,8 +124,41 @@ static void tiled(void **st) {
     vp_events_free(&e);
 }
 
+/* The encode of one 1024² image in bf16 (FLUX.1's VAE): conv_in, the first down block's two resnets at full resolution
+ * and its Downsample2D, then the narrower levels. The peak is a conv of the second resnet: the block's input, the
+ * resnet's input, SiLU's output, the output (128 channels each) and the workspace (2 × 128), 6 × 128 × 2,097,152 B +
+ * 128 × 128 × 9 × 2 = 1,610,907,648 B, beside the image (3 × 2,097,152): 1,617,199,104 B, which vae.c's sum gives. The
+ * replay's reserved peak is 903-952 B per pixel-byte from 512² to 1536²; InvokeAI's encode constant for the same
+ * encoder is 1,072 (_FLUX2_VAE_SCALING_CONSTANTS, cuDNN): 11-16% above, not located (their node's own image tensors are
+ * 3-channel, a few bytes per pixel). */
+static void encode_1024(void **st) {
+    (void)st;
+    vp_arch a = t_arch_of("flux.1-dev/vae");
+    vp_events e;
+    vp_events_init(&e);
+    int32_t img = vp_ev_alloc_bytes(&e, 3.0 * 1024 * 1024 * 2.0);
+    assert_true(vp_ev_kl_encode(&e, &a, 1, 1024, 1024, 2.0) >= 0);
+    vp_ev_free(&e, img);
+    double live = 0, peak = 0;
+    for (int32_t k = 0; k < e.n; k++) {
+        if (e.ev[k].size) live += (double)e.ev[k].size;
+        else if (e.ev[k].id >= 0) live -= (double)e.ev[e.ev[k].id].size;
+        if (live > peak) peak = live;
+    }
+    assert_true(fabs(peak - 1617199104.0) < 1.0);
+    vp_vae_peak pk;
+    vp_vae_encode_peak(&a, 1, 1, 1024, 1024, 2.0, 0, 0, &pk);
+    assert_true(fabs(pk.bytes + pk.out_bytes - 1617199104.0) < 1.0);
+    vp_reserved r;
+    t_replay(&e, &r);
+    double per = (double)r.peak_reserved / (1024.0 * 1024.0 * 2.0);
+    print_message("KL encode 1024² bf16: reserved %.0f B per pixel-byte (InvokeAI: 1072)\n", per);
+    assert_true(per > 880.0 && per < 1072.0);
+    vp_events_free(&e);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(flux_1024), cmocka_unit_test(invokeai_reserved_per_pixel),
-                                       cmocka_unit_test(tiled)};
+                                       cmocka_unit_test(tiled), cmocka_unit_test(encode_1024)};
     return T_RUN("events_vae_kl", tests, argc, argv);
 }
