@@ -93,7 +93,7 @@ vp_status vp_vae_mochi_parse(const cJSON *c, const char *p, vp_arch *a, vp_error
  *    the 8-frame chunks' GroupNorm outputs and their torch.cat: 4 tensors (for b > 1 the flatten(0, 1) of the permuted
  *    input is a copy: 5);
  *  - conv1 / conv2: the input kept, SiLU's output, F.pad(replicate) of it over (T + 2) × (h + 2) × (w + 2)
- *    (autoencoder_kl_cogvideox.py:127), and the conv's output. CogVideoXSafeConv3d (lines 41-64) splits an input of
+ *    (autoencoder_kl_cogvideox.py:127), the conv's output and cuDNN's workspace (padded input + output + weight). CogVideoXSafeConv3d (lines 41-64) splits an input of
  *    more than 2^30 elements (its "memory_count > 2", counted at 2 B) into int(elements / 2^30) + 1 chunks along time,
  *    builds every chunk after the first as a new tensor with the previous chunk's last 2 frames in front, keeps the
  *    outputs in a list and concatenates them: the copies, the output chunks and the concatenation are alive together. */
@@ -102,7 +102,10 @@ static double res_bytes(int64_t c, int64_t b, int64_t T, int64_t h, int64_t w, d
     double plane = (double)c * (double)b * (double)(h + 2) * (double)(w + 2);
     double pad = plane * (double)(T + 2);
     double norm = (b > 1 ? 5.0 : 4.0) * N;
-    double cv = 3.0 * N + pad;
+    /* the conv also takes cuDNN's workspace, its padded input + output + weight (the H100 trace's rule for this very
+     * CogVideoXCausalConv3d: events_vae_cogvideox.c); above 2^30 the last chunk's is smaller than the concatenation
+     * that follows it, so the split path keeps its peak */
+    double cv = 3.0 * N + pad + (pad + N + (double)c * (double)c * 27.0);
     if (pad > 1073741824.0) {
         int64_t parts = (int64_t)(pad / 1073741824.0) + 1, Tp = T + 2;
         int64_t cs = (Tp + parts - 1) / parts, nch = (Tp + cs - 1) / cs; /* torch.chunk sizes */
