@@ -169,10 +169,12 @@ vp_status vp_vae_ltx_parse(const cJSON *c, const char *p, vp_arch *a, vp_error *
  *    2·elem + 4 + 4 (bf16: 12 B; fp32: 2·4 + 4 = 12 B, the cast being a no-op);
  *  - conv1 / conv2 (LTXVideoCausalConv3d.forward, lines 66-78): the input kept, SiLU's output, the 2 padding frames
  *    (pad_left, or pad_left + pad_right in the non-causal decoder) and their torch.concatenate with the input
- *    ((T + 2) / T), and the conv's output: elem · (4 + 4 / T). */
+ *    ((T + 2) / T), the conv's output, and cuDNN's workspace, the conv's input + output ((T + 2) / T + 1; the H100
+ *    traces' rule for Conv3d, events_vae_cogvideox.c and the Wan decode's fp32 record; the weight, 0.9 MB, left out of
+ *    this per-position sum): elem · (6 + 6 / T). */
 static double res_peak(double elem, double T) {
     double norm = 2.0 * elem + (elem < 4.0 ? 4.0 : 0.0) + 4.0;
-    double cv = elem * (4.0 + 4.0 / T);
+    double cv = elem * (6.0 + 6.0 / T);
     return norm > cv ? norm : cv;
 }
 
