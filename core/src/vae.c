@@ -551,10 +551,14 @@ void vp_vae_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
                  (long long)th, (long long)tw, (long long)o->chunk_frames);
         return;
     }
-    int64_t c0 = a->d.ch[0];
-    int pad = a->d.vae3d;
-    /* a full-resolution resnet of the first down block: input, norm/SiLU outputs, pad copy, conv output */
-    double chans = resnet_live(c0, c0, 0, pad) + (double)c0;
+    /* CogVideoX / HunyuanVideo: a conv of the first down block's second resnet, at full resolution (CogVideoXEncoder3D /
+     * HunyuanVideoEncoder3D.forward and their down blocks at 58eb52c0): the block's input (the encoder's hidden_states
+     * holds it until the block returns), the resnet's input, SiLU's output, the causal conv's padded copy (2 frames in
+     * front, a pixel each side), the output and cuDNN's workspace, the padded copy + the output (the H100 trace's rule
+     * for this Conv3d: events_vae_cogvideox.c). CogVideoX's 2-frame conv caches (a few c0 × 2 frames) are left out. */
+    double c0 = (double)a->d.ch[0];
+    double padded = c0 * (double)(px + 2) / (double)px * ((double)th + 2.0) * ((double)tw + 2.0) / ((double)th * (double)tw);
+    double chans = 4.0 * c0 + 2.0 * padded;
     double pix = (double)b * (double)px * (double)th * (double)tw;
     o->bytes = chans * pix * elem;
     o->out_bytes = 3.0 * (double)batch * (double)frames * (double)height * (double)width * elem; /* the input video */

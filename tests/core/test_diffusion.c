@@ -4,6 +4,7 @@
  * against an independent count: a released checkpoint's safetensors index total_size (bytes / dtype
  * size), a PyTorch count printed by public training code, or a sibling model the same formula must
  * reproduce. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -509,6 +510,21 @@ static void text_tokens_override(void **s) {
     }
     t_expect_error(t_fmt(fmt, VP_PLAN_SCHEMA, 1024, 1024, ",\"diffusion\":{\"text_tokens\":0}", "flux.1-dev"), VP_ERR_RANGE,
                    "workload.diffusion.text_tokens");
+}
+
+/* The CogVideoX encode of 49 × 480 × 720 in bf16 (vae.c vp_vae_encode_peak): 9 frames in the first encoder call
+ * (num_sample_frames_batch_size 8, + the odd first frame), a conv of the first down block's second resnet: the block's
+ * input, the resnet's input, SiLU's output and the conv's output, 128 channels × 9 × 480 × 720 each (4 × 398,131,200 =
+ * 1,592,524,800 elements), the causal conv's padded copy, 128 × 11 frames × 482 × 722 = 489,989,632, and cuDNN's
+ * workspace, that copy + the output: 1,592,524,800 + 2 × 489,989,632 = 2,572,504,064 elements, 5,145,008,128 B. */
+static void vae_encode_3d(void **s) {
+    (void)s;
+    vp_arch v = t_arch_of("cogvideox-2b/vae");
+    vp_vae_peak pk;
+    vp_vae_encode_peak(&v, 1, 49, 480, 720, 2.0, 0, 0, &pk);
+    assert_int_equal(pk.chunk_frames, 9);
+    assert_true(fabs(pk.bytes - 5145008128.0) < 1.0);
+    assert_true(fabs(pk.out_bytes - 3.0 * 49 * 480 * 720 * 2.0) < 1.0); /* the input video */
 }
 
 /* CogVideoX VAE decode of 49 frames at 480×720 in bf16, no tiling (autoencoder_kl_cogvideox.py at 58eb52c0; vae.c
@@ -1195,7 +1211,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bad_configs),  cmocka_unit_test(model_index),
     };
     const struct CMUnitTest workload[] = {
-        cmocka_unit_test(tokens), cmocka_unit_test(run_frames), cmocka_unit_test(text_tokens_override),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
+        cmocka_unit_test(tokens), cmocka_unit_test(run_frames), cmocka_unit_test(text_tokens_override),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(vae_encode_3d), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
         cmocka_unit_test(offload_modes), cmocka_unit_test(offload_8bit_resident), cmocka_unit_test(int8_matmul), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers), cmocka_unit_test(first_step),
         cmocka_unit_test(unlearning_scenario),
     };
