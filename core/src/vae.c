@@ -149,7 +149,7 @@ vp_status vp_vae_parse(const cJSON *c, const char *p, int dclass, vp_arch *a, vp
     a->d.other = a->d.params - enc - dec;
     a->d.blocks_total = dec; /* decoder */
     a->d.per_block = dec;
-    a->d.largest_tensor = a->d.ch[a->d.levels - 1] * a->d.ch[a->d.levels - 1] * 27;
+    a->d.largest_tensor = a->d.ch[a->d.levels - 1] * a->d.ch[a->d.levels - 1] * kvol; /* the widest conv: 3×3 (2-D) or 3×3×3 */
     a->layers = 1;
     a->hidden = a->d.ch[0];
     return VP_OK;

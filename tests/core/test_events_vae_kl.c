@@ -28,6 +28,8 @@
 static void flux_1024(void **st) {
     (void)st;
     vp_arch a = t_arch_of("flux.1-dev/vae");
+    /* the largest module sequential offload streams: a 512 -> 512 Conv2d 3×3 (not 3×3×3, as it had counted) */
+    assert_int_equal(a.d.largest_tensor, 512 * 512 * 9);
     vp_events e;
     vp_events_init(&e);
     assert_true(vp_ev_kl_decode(&e, &a, 1, 1024, 1024, 2.0, 0) >= 0);
