@@ -114,7 +114,9 @@ void vp_events_precompute(const vp_plan *plan, const vp_inst_calc *cs, int n, vp
             vp_vae_peak pk;
             vp_vae_encode_peak(a, plan->batch, f, h, w, adt, plan->diff.vae_tiling, plan->diff.vae_slicing, &pk);
             int32_t video = vp_ev_alloc(e, (int64_t)pk.out_bytes); /* the video moved to the GPU by prepare_latents */
-            int wan = a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual, kl = a->dclass == VP_DC_VAE_KL;
+            /* up to VP_EV_DECODE_CALLS encoder calls (Wan: the first frame, then 4 per call), as the decodes */
+            int wan = a->dclass == VP_DC_VAE_WAN && !a->d.vae_residual && 1 + (f - 1) / 4 <= VP_EV_DECODE_CALLS;
+            int kl = a->dclass == VP_DC_VAE_KL;
             if ((wan || kl) && pk.tile_h == h && pk.tile_w == w) {
                 /* the Wan 2.1 and AutoencoderKL encodes op by op (events_vae_wan.c, events_vae_kl.c), one video at a
                  * time under enable_slicing */
