@@ -42,6 +42,7 @@ static const char *oom_phase_name(const vp_plan *plan, int ph) {
         if (ph == VP_PH_PREFILL) return "the text encoder or a denoising step";
         if (ph == VP_PH_DECODE) return "the VAE decode";
     }
+    if (vp_precompute_on(plan) && ph == VP_PH_PREFILL) return "the precompute stage (text encoders, then the VAE)";
     return vp_ev_phase_names[ph];
 }
 

@@ -67,9 +67,10 @@ void vp_timeline_precompute(const vp_plan *plan, const vp_inst_calc *cs, int n, 
             vp_moment_add(m, &c->owner, "activations", stage == 0 ? "Precompute: text encoder forward" : "Precompute: VAE encode",
                           forward_bytes(c), stage == 0 ? "one caption, one block at a time under no_grad"
                                                        : "one video through the encoder's conv stack, and the video itself");
-            /* finetrainers resets the peak statistics after each precompute stage (reset_peak_memory_stats), and the
-             * replay resets them at the end of loading: the phase is listed, the peaks are the training's */
-            vp_sink_note_phase(out, m);
+            /* the stage must fit as the training does: finetrainers logs its peaks and resets them
+             * (reset_peak_memory_stats) before training, but an out-of-memory error here ends the job all the same, so
+             * the estimate's peak is the whole job's (a stage above the training step names it) */
+            vp_sink_push(out, m);
         }
 }
 
@@ -89,7 +90,8 @@ void vp_events_precompute(const vp_plan *plan, const vp_inst_calc *cs, int n, vp
     const vp_arch *dit = NULL;
     for (int i = 0; i < n; i++)
         if (VP_DC_IS_DIT(cs[i].in->arch.dclass)) dit = &cs[i].in->arch;
-    e->phase = VP_PH_LOAD;
+    /* the stages count toward the peaks (the replay resets them when loading ends: reserved.c) */
+    e->phase = VP_PH_PREFILL;
     for (int stage = 0; stage < 2; stage++) {
         int ran = 0;
         for (int i = 0; i < n; i++) {

@@ -253,7 +253,8 @@ static void published_within_10(void **s) {
          * reserved. The VAE is AutoencoderKLLTXVideo (vae_ltx.c): 419,193,649 × 2 B = 0.781 GiB of weights (the log's
          * 9.684 - 8.880 = 0.804), whose segments stay cached beside T5's (its encode's temporaries go with free_memory);
          * without it the prediction was 9.97 GiB (-8.7%). The latents are precomputed, so no encode runs in the step
-         * (test_diffusion_vae_ltx.c checks the encode stage against the log's 11.155 GiB) */
+         * (test_diffusion_vae_ltx.c checks the encode stage against the log's 11.155 GiB). Predicted 10.97 GiB (+0.5%); 10.75
+         * (-1.5%) while the replay's peaks started after the precompute stage, which the verdict now counts */
         {"LTX-Video LoRA r128 GC 49x512x768 (finetrainers: 10.916 GiB reserved)",
          "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":512,\"width\":768,\"diffusion\":{\"precompute\":true,\"vae_tiling\":true,\"vae_slicing\":true}}",
          PRECOMPUTE("ltx-video", PRE_VAE("ltx-video")), "reserved", 10.916, 1, 1},
