@@ -241,8 +241,9 @@ double vp_vae_wan21_encode_units(const vp_arch *a, int64_t frames, double th, do
  *  - the first resnet of the last up block (dd[n-1] -> dd[n]), at conv1: the resnet's input and the up block's
  *    x_copy clone of it (dd[n-1] each), conv_shortcut's output h (dd[n], alive to the resnet's `x + h`), the SiLU
  *    output, WanCausalConv3d.forward's torch.cat of the 2 cached frames before it and the F.pad copy of that cat
- *    (dd[n-1] over px + 2 frames each), and conv1's output (dd[n]) (vae.c's Wan 2.1 model counts the same conv1, whose
- *    resnet there keeps its width, so h is its input).
+ *    (dd[n-1] over px + 2 frames each), and conv1's output (dd[n]) with cuDNN's workspace (the padded input + the
+ *    output; the cat is freed by then, so the sum is the cat's moment plus one output) (vae.c's Wan 2.1 model counts the
+ *    same conv1, whose resnet there keeps its width, so h is its input).
  * The causal feature caches: two frames of every causal conv's input (CACHE_T = 2), num_res_blocks + 1 resnets × 2
  * convs per up block at that block's channels and pixels. */
 void vp_vae_wan22_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t height, int64_t width, double elem,
@@ -261,7 +262,9 @@ void vp_vae_wan22_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, i
     double cat = (double)(px + 2) / (double)px;          /* the cached frames joined in front */
     double ups = c1 / 2.0 + c1 + c1 + cin2 / 4.0;        /* upsampler: input + reshape copy, interpolation, conv out, x_copy */
     double dup = c1 + c1 + c1 + cin2 / 4.0;              /* x, repeat_interleave, .contiguous(), x_copy */
-    double res1 = 2.0 * c1 + c0 + c1 + 2.0 * cat * c1 + c0; /* input, x_copy, h, SiLU out, cat, pad, conv1 out */
+    /* input, x_copy, h, SiLU out, the padded cat (the cat itself goes with the rebinding), conv1's out and cuDNN's
+     * workspace: the padded input + the output (the H100 traces' rule for Conv3d; the weight, a few MB, left out) */
+    double res1 = 2.0 * c1 + c0 + c1 + 2.0 * cat * c1 + 2.0 * c0;
     double chans = ups > dup ? ups : dup;
     if (res1 > chans) chans = res1;
     double pos = (double)b * (double)(th / P) * (double)(tw / P);
@@ -295,7 +298,7 @@ void vp_vae_wan22_encode_peak(const vp_arch *a, int64_t batch, int64_t frames, i
     vp_vae_tile(a, height, width, tiling, &th, &tw);
     int64_t px = frames < 4 ? frames : 4;
     double c = (double)a->d.ch[1];
-    double chans = 3.0 * c + c + c;                    /* input, SiLU output, pad copy, conv output, x_copy */
+    double chans = 3.0 * c + c + c + 2.0 * c;          /* input, SiLU output, pad copy, conv output, x_copy, workspace */
     double pos = (double)b * (double)(th / P) * (double)(tw / P);
     o->bytes = chans * pos * (double)px * elem;
     /* the input video and its patchified copy */
