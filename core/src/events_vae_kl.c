@@ -86,23 +86,28 @@ static int32_t attention(const kl *x, double c, double N) {
     return d;
 }
 
+/* UNetMidBlock2D over c channels at px: resnet, [attention], resnet; its input `in` (the caller's `sample`) goes when
+ * the block returns (the caller's rebinding); returns its output */
+static int32_t mid_block(const kl *x, const vp_arch *a, int32_t in, double c, double px) {
+    int32_t h = resnet(x, c, c, px);
+    if (a->d.mid_attn) {
+        int32_t at = attention(x, c, px);
+        fr(x, h);
+        h = at;
+    }
+    int32_t h2 = resnet(x, c, c, px);
+    fr(x, h);
+    fr(x, in);
+    return h2;
+}
+
 /* One Decoder call over a latent tile of pxl pixels (P = pxl × 4^(levels-1) out); contig: the latents are the whole
  * tensor (a tile is a slice); returns its output (3 channels) */
 static int32_t decoder_call(const kl *x, const vp_arch *a, double pxl, int contig) {
     int n = a->d.levels;
     double ctop = (double)a->d.ch[n - 1], L = (double)a->d.latent_ch;
     int32_t sample = conv(x, L, ctop, pxl, 9, contig); /* conv_in */
-    /* UNetMidBlock2D: resnet, attention, resnet; the decoder's `sample` holds its input */
-    int32_t h = resnet(x, ctop, ctop, pxl);
-    if (a->d.mid_attn) {
-        int32_t at = attention(x, ctop, pxl);
-        fr(x, h);
-        h = at;
-    }
-    int32_t h2 = resnet(x, ctop, ctop, pxl);
-    fr(x, h);
-    fr(x, sample);
-    sample = h2;
+    sample = mid_block(x, a, sample, ctop, pxl);
     double px = pxl, c = ctop;
     for (int j = 0; j < n; j++) { /* UpDecoderBlock2D: layers_per_block + 1 resnets, an Upsample2D but the last */
         double cout = (double)a->d.ch[n - 1 - j];
@@ -228,15 +233,7 @@ static int32_t encoder_call(const kl *x, const vp_arch *a, double hh, double ww)
         sample = cur;
     }
     /* UNetMidBlock2D, norm, SiLU, conv_out at the latent level */
-    int32_t h = resnet(x, c, c, px);
-    if (a->d.mid_attn) {
-        int32_t at = attention(x, c, px);
-        fr(x, h);
-        h = at;
-    }
-    int32_t h2 = resnet(x, c, c, px);
-    fr(x, h);
-    fr(x, sample);
+    int32_t h2 = mid_block(x, a, sample, c, px);
     int32_t no = t(x, c, px);
     fr(x, h2);
     int32_t s = t(x, c, px);
