@@ -944,6 +944,17 @@ const REMEDIES = {
     for (let i = s.instances.length - 1; i >= 0; i--) if (drop[i]) removeInstance(s, i);
     return true;
   },
+  vae_tiling(s) {
+    // which plans have a VAE wider than one tile is the core's call (plan_suggest.c); the page sets the option
+    if (s.workload.diffusion?.vae_tiling) return false;
+    s.workload.diffusion = { ...s.workload.diffusion, vae_tiling: true };
+    return true;
+  },
+  model_offload(s) {
+    if (s.workload.mode !== 'infer' || (s.workload.diffusion?.offload ?? 'none') !== 'none') return false;
+    s.workload.diffusion = { ...s.workload.diffusion, offload: 'model' };
+    return true;
+  },
   shard_fsdp(s, ctx) {
     const p = s.parallel;
     if (!(ctx.gpuCount >= 2) || int(p.dp, 1) * int(p.tp, 1) * int(p.pp, 1) > 1) return false;

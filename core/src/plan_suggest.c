@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diffusers.h"
 #include "planning.h"
 #include "precision.h"
+#include "timeline.h"
 #include "terms.h"
 #include "util.h"
 
@@ -165,7 +167,40 @@ static int r_precompute(vp_plan *p, char *c, size_t n) {
         int j = p->inst[i].shares_weights_with;
         p->inst[i].shares_weights_with = j >= 0 ? map[j] : -1;
     }
-    snprintf(c, n, "Precompute the reference model's outputs once (e.g. DPO log-probabilities) and drop it from the step");
+    /* a diffusion pipeline's frozen text encoders and VAE: their outputs are the prompt embeddings and the latents */
+    if (vp_plan_is_diffusion(p))
+        snprintf(c, n, "Compute the prompt embeddings and the latents once beforehand and drop the frozen encoders from the job");
+    else
+        snprintf(c, n, "Precompute the reference model's outputs once (e.g. DPO log-probabilities) and drop it from the step");
+    return 1;
+}
+
+/* diffusers' pipe.enable_model_cpu_offload(): a pipeline's components on the GPU one at a time (diffusion_plan.c), for
+ * a diffusion pipeline in inference with more than one component and no offload yet */
+static int r_model_offload(vp_plan *p, char *c, size_t n) {
+    if (p->mode != VP_MODE_INFER || p->diff.offload != VP_DIFF_OFFLOAD_NONE || p->n_instances < 2 || !vp_plan_is_diffusion(p))
+        return 0;
+    p->diff.offload = VP_DIFF_OFFLOAD_MODEL;
+    snprintf(c, n, "pipe.enable_model_cpu_offload(): each component on the GPU only while it runs");
+    return 1;
+}
+
+/* diffusers' vae.enable_tiling(): the VAE decodes (and encodes) tile by tile, its sample_size at a time (vae.c
+ * vp_vae_tile); only where the plan has a VAE whose frames are larger than one tile */
+static int r_vae_tiling(vp_plan *p, char *c, size_t n) {
+    if (p->diff.vae_tiling) return 0;
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++) {
+        const vp_arch *a = &p->inst[i].arch;
+        if (!VP_DC_IS_VAE(a->dclass)) continue;
+        int64_t f, h, w, th, tw;
+        vp_pipeline_size(p, &f, &h, &w);
+        vp_vae_tile(a, h, w, 1, &th, &tw);
+        any |= th < h || tw < w;
+    }
+    if (!any) return 0;
+    p->diff.vae_tiling = 1;
+    snprintf(c, n, "VAE tiling (vae.enable_tiling()): the VAE decodes and encodes tile by tile");
     return 1;
 }
 
@@ -224,6 +259,8 @@ static const struct {
     {"halve_batch", "half the micro-batch", r_halve_batch},
     {"micro_batch_1", "micro-batch 1", r_micro1},
     {"precompute_reference", "precomputed reference log-probs", r_precompute},
+    {"vae_tiling", "VAE tiling", r_vae_tiling},
+    {"model_offload", "model CPU offload", r_model_offload},
     {"frozen_to_cpu", "frozen models streamed from CPU", r_frozen_cpu},
     {"frozen_to_gpu1", "frozen models on GPU 1", r_frozen_other_gpu},
     {"adamw_8bit", "8-bit AdamW", r_adam8},

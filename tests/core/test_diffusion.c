@@ -6,6 +6,7 @@
  * reproduce. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diffusers.h"
@@ -510,6 +511,52 @@ static void text_tokens_override(void **s) {
     }
     t_expect_error(t_fmt(fmt, VP_PLAN_SCHEMA, 1024, 1024, ",\"diffusion\":{\"text_tokens\":0}", "flux.1-dev"), VP_ERR_RANGE,
                    "workload.diffusion.text_tokens");
+}
+
+/* What to change when a diffusion pipeline does not fit (plan_suggest.c): CogVideoX-5b in bf16, every component on an
+ * RTX 4090 at the native 49 × 480 × 720 (T5-XXL 8.9 GiB, the transformer 10.4, the untiled decode), does not fit; the
+ * remedies are diffusers' own options, each re-estimated: pipe.enable_model_cpu_offload() and vae.enable_tiling(), and
+ * together they fit, which is what THUDM's README recommends for this model on one consumer GPU. The combined
+ * suggestion's figure is the bare estimate of the plan with both set. */
+static void diffusion_suggestions(void **s) {
+    (void)s;
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720%s}";
+    const char *inst = pipeline_instances("cogvideox-5b", "bf16", 1, 0, 0);
+    const char *hw = "{\"gpu\":\"rtx-4090\",\"count\":1}";
+    vp_error err;
+    vp_plan *p = vp_plan_from_json(t_plan(t_fmt(wl, ""), inst, hw), t_registry(), &err);
+    if (!p) fail_msg("%s: %s", err.path, err.message);
+    vp_estimate *e = malloc(sizeof *e);
+    assert_non_null(e);
+    assert_int_equal(vp_estimate_with_suggestions(p, e, &err), VP_OK);
+    assert_false(e->fits);
+    int offload = 0, tiling = 0, both = -1;
+    for (int i = 0; i < e->n_suggestions; i++) {
+        const vp_suggestion *g = &e->suggestions[i];
+        offload |= !strcmp(g->id, "model_offload");
+        tiling |= !strcmp(g->id, "vae_tiling");
+        if (!strcmp(g->id, "combined") && strstr(g->ids, "model_offload") && strstr(g->ids, "vae_tiling")) both = i;
+    }
+    assert_true(offload && tiling);
+    assert_true(both >= 0);
+    assert_true(e->suggestions[both].fits);
+    const vp_estimate *direct = t_estimate(t_plan(t_fmt(wl, ",\"diffusion\":{\"offload\":\"model\",\"vae_tiling\":true}"), inst, hw));
+    assert_true(direct->fits);
+    assert_u64_equal(e->suggestions[both].peak_reserved_bytes, direct->devices[0].peak_reserved_bytes);
+    free(e);
+    vp_plan_free(p);
+    /* an image pipeline at a size one tile covers gets no tiling suggestion: FLUX's 1024² decode is one 1024 tile */
+    vp_plan *f = vp_plan_from_json(t_plan("{\"mode\":\"infer\",\"batch\":1,\"height\":1024,\"width\":1024}",
+                                          pipeline_instances("flux.1-dev", "bf16", 1, 1, 0), "{\"gpu\":\"rtx-4090\",\"count\":1}"),
+                                   t_registry(), &err);
+    if (!f) fail_msg("%s: %s", err.path, err.message);
+    vp_estimate *fe = malloc(sizeof *fe);
+    assert_non_null(fe);
+    assert_int_equal(vp_estimate_with_suggestions(f, fe, &err), VP_OK);
+    assert_false(fe->fits);
+    for (int i = 0; i < fe->n_suggestions; i++) assert_null(strstr(fe->suggestions[i].ids[0] ? fe->suggestions[i].ids : fe->suggestions[i].id, "vae_tiling"));
+    free(fe);
+    vp_plan_free(f);
 }
 
 /* The CogVideoX encode of 49 × 480 × 720 in bf16 (vae.c vp_vae_encode_peak): 9 frames in the first encoder call
@@ -1225,7 +1272,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bad_configs),  cmocka_unit_test(model_index),
     };
     const struct CMUnitTest workload[] = {
-        cmocka_unit_test(tokens), cmocka_unit_test(run_frames), cmocka_unit_test(text_tokens_override),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(vae_encode_3d), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
+        cmocka_unit_test(tokens), cmocka_unit_test(run_frames), cmocka_unit_test(text_tokens_override),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(vae_encode_3d), cmocka_unit_test(diffusion_suggestions), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
         cmocka_unit_test(offload_modes), cmocka_unit_test(offload_8bit_resident), cmocka_unit_test(int8_matmul), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers), cmocka_unit_test(first_step),
         cmocka_unit_test(unlearning_scenario),
     };

@@ -41,6 +41,10 @@ const more = [
   ['fp32-8-gpus', plan({ batch: 8, seq: 4096 }, [{ model: { preset: 'llama-3.1-8b' }, precision: 'fp32' }], { gpu: 'a100-sxm-40gb', count: 8 })],
   ['vit', plan({ batch: 4096, seq: 1 }, [{ model: { preset: 'vit-large-patch16-224' } }], { gpu: 't4' })],
   ['t5-amp-fp16', plan({ batch: 64, seq: 512 }, [{ model: { preset: 't5-large' }, precision: 'amp_fp16' }], { gpu: 'v100-16gb' })],
+  // a video pipeline, every component on a 24 GB card: diffusers' own options (model offload, VAE tiling) as remedies
+  ['cogvideox-5b-4090', plan({ mode: 'infer', batch: 1, frames: 49, height: 480, width: 720 },
+    ['', '/text_encoder', '/vae'].map((c) => ({ name: c ? c.slice(1) : 'transformer', role: 'reference',
+      model: { preset: `cogvideox-5b${c}` }, precision: 'bf16', activations: 'no_grad' })), { gpu: 'rtx-4090' })],
 ];
 
 /** Each plan reads into the form with nothing dropped or refused, and the form's plan estimates byte for byte as it does. */
@@ -161,7 +165,8 @@ test('"Apply" on each suggestion gives the estimate the core quoted for it', (t)
   }
   t.diagnostic(`${n} suggestions applied; ids seen: ${[...seen].sort().join(' ')}`);
   for (const id of ['combined', 'grad_ckpt', 'lora', 'adamw_8bit', 'precompute_reference', 'frozen_to_cpu', 'frozen_to_gpu1',
-    'offload_optimizer', 'shard_fsdp', 'halve_batch', 'micro_batch_1', 'halve_seq', 'pure_bf16', 'adamw_fused', 'qlora']) {
+    'offload_optimizer', 'shard_fsdp', 'halve_batch', 'micro_batch_1', 'halve_seq', 'pure_bf16', 'adamw_fused', 'qlora',
+    'vae_tiling', 'model_offload']) {
     assert.ok(seen.has(id), `the plans above exercise ${id}`);
   }
 });

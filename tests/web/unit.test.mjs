@@ -344,9 +344,18 @@ test('suggestions become form changes ("combined" applies each of its ids)', () 
   assert.equal(S.canApply({ id: 'combined', ids: ['lora', 'qlora'] }), true);
   assert.equal(S.canApply({ id: 'combined' }), false);
   for (const id of ['grad_ckpt', 'halve_batch', 'micro_batch_1', 'precompute_reference', 'frozen_to_cpu', 'frozen_to_gpu1',
-    'adamw_8bit', 'adamw_fused', 'lora', 'qlora', 'pure_bf16', 'shard_fsdp', 'offload_optimizer', 'halve_seq']) {
+    'adamw_8bit', 'adamw_fused', 'lora', 'qlora', 'pure_bf16', 'shard_fsdp', 'offload_optimizer', 'halve_seq',
+    'vae_tiling', 'model_offload']) {
     assert.ok(S.SUGGESTION_IDS.includes(id), id);
   }
+  // a diffusion pipeline's remedies set its options, once
+  const pipe = setup((x) => { x.workload.mode = 'infer'; });
+  const tiled = S.applySuggestion(pipe, { id: 'combined', ids: ['vae_tiling', 'model_offload'] });
+  assert.deepEqual(tiled.applied, ['vae_tiling', 'model_offload']);
+  assert.equal(tiled.state.workload.diffusion.vae_tiling, true);
+  assert.equal(tiled.state.workload.diffusion.offload, 'model');
+  assert.deepEqual(S.applySuggestion(tiled.state, { id: 'vae_tiling' }).skipped, ['vae_tiling']);
+  assert.equal(pipe.workload.diffusion.vae_tiling, false, 'the setup given is not changed');
 });
 
 test('text that is not JSON is an InputError naming its field', () => {
