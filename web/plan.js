@@ -227,8 +227,10 @@ function diffusionOf(d, train) {
   if (!d || typeof d !== 'object') return null;
   const def = DEFAULT_STATE.workload.diffusion;
   const out = {};
-  // the pipeline's own options are inference settings; precompute is a training setup
-  const keys = train ? ['precompute'] : ['cfg', 'offload', 'vae_tiling', 'vae_slicing', 'offload_empty_cache', 'code'];
+  // the pipeline's offload, guidance and code are inference settings; precompute is a training setup; the VAE's tiling
+  // and slicing apply to both (a training job encodes its videos with them: finetrainers' --enable_tiling)
+  const keys = train ? ['precompute', 'vae_tiling', 'vae_slicing']
+    : ['cfg', 'offload', 'vae_tiling', 'vae_slicing', 'offload_empty_cache', 'code'];
   for (const k of [...keys, 'diffusers']) if (d[k] !== undefined && d[k] !== def[k]) out[k] = d[k];
   if (!blank(d.text_tokens)) out.text_tokens = num(d.text_tokens); // the prompt's tokens (diffusion_plan.c)
   return Object.keys(out).length ? out : null;

@@ -950,6 +950,11 @@ const REMEDIES = {
     s.workload.diffusion = { ...s.workload.diffusion, vae_tiling: true };
     return true;
   },
+  precompute_embeddings(s) {
+    if (s.workload.mode !== 'train' || s.workload.diffusion?.precompute) return false;
+    s.workload.diffusion = { ...s.workload.diffusion, precompute: true };
+    return true;
+  },
   model_offload(s) {
     if (s.workload.mode !== 'infer' || (s.workload.diffusion?.offload ?? 'none') !== 'none') return false;
     s.workload.diffusion = { ...s.workload.diffusion, offload: 'model' };

@@ -185,6 +185,18 @@ static int r_model_offload(vp_plan *p, char *c, size_t n) {
     return 1;
 }
 
+/* finetrainers' precomputation (workload.diffusion.precompute, precompute.c): the text encoders and the VAE of a
+ * diffusion training job run once before training and are freed, instead of staying beside the step */
+static int r_diff_precompute(vp_plan *p, char *c, size_t n) {
+    if (p->mode != VP_MODE_TRAIN || p->diff.precompute) return 0;
+    int enc = 0;
+    for (int i = 0; i < p->n_instances; i++) enc |= VP_DC_IS_TEXT(p->inst[i].arch.dclass) || VP_DC_IS_VAE(p->inst[i].arch.dclass);
+    if (!enc) return 0;
+    p->diff.precompute = 1;
+    snprintf(c, n, "Precompute the prompt embeddings and latents first (finetrainers' precomputation): the encoders run once, then are freed");
+    return 1;
+}
+
 /* diffusers' vae.enable_tiling(): the VAE decodes (and encodes) tile by tile, its sample_size at a time (vae.c
  * vp_vae_tile); only where the plan has a VAE whose frames are larger than one tile */
 static int r_vae_tiling(vp_plan *p, char *c, size_t n) {
@@ -261,6 +273,7 @@ static const struct {
     {"precompute_reference", "precomputed reference log-probs", r_precompute},
     {"vae_tiling", "VAE tiling", r_vae_tiling},
     {"model_offload", "model CPU offload", r_model_offload},
+    {"precompute_embeddings", "precomputed embeddings and latents", r_diff_precompute},
     {"frozen_to_cpu", "frozen models streamed from CPU", r_frozen_cpu},
     {"frozen_to_gpu1", "frozen models on GPU 1", r_frozen_other_gpu},
     {"adamw_8bit", "8-bit AdamW", r_adam8},

@@ -45,6 +45,12 @@ const more = [
   ['cogvideox-5b-4090', plan({ mode: 'infer', batch: 1, frames: 49, height: 480, width: 720 },
     ['', '/text_encoder', '/vae'].map((c) => ({ name: c ? c.slice(1) : 'transformer', role: 'reference',
       model: { preset: `cogvideox-5b${c}` }, precision: 'bf16', activations: 'no_grad' })), { gpu: 'rtx-4090' })],
+  // a video LoRA encoding every step on a 40 GB card: precomputing the embeddings and latents first is a remedy
+  ['hunyuanvideo-lora-a100-40', plan({ mode: 'train', batch: 1, frames: 49, height: 512, width: 768, diffusion: { vae_tiling: true, vae_slicing: true } },
+    [{ name: 'transformer', model: { preset: 'hunyuanvideo' }, precision: 'bf16', autocast: true, grad_ckpt: true, optimizer: { name: 'adamw' },
+      finetune: { method: 'lora', lora: { r: 128, alpha: 128, dropout: 0, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } } },
+    ...['/text_encoder', '/text_encoder_2', '/vae'].map((c) => ({ name: c.slice(1), role: 'reference',
+      model: { preset: `hunyuanvideo${c}` }, precision: 'bf16', activations: 'no_grad' }))], { gpu: 'a100-sxm-40gb' })],
 ];
 
 /** Each plan reads into the form with nothing dropped or refused, and the form's plan estimates byte for byte as it does. */
@@ -166,7 +172,7 @@ test('"Apply" on each suggestion gives the estimate the core quoted for it', (t)
   t.diagnostic(`${n} suggestions applied; ids seen: ${[...seen].sort().join(' ')}`);
   for (const id of ['combined', 'grad_ckpt', 'lora', 'adamw_8bit', 'precompute_reference', 'frozen_to_cpu', 'frozen_to_gpu1',
     'offload_optimizer', 'shard_fsdp', 'halve_batch', 'micro_batch_1', 'halve_seq', 'pure_bf16', 'adamw_fused', 'qlora',
-    'vae_tiling', 'model_offload']) {
+    'vae_tiling', 'model_offload', 'precompute_embeddings']) {
     assert.ok(seen.has(id), `the plans above exercise ${id}`);
   }
 });
