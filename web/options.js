@@ -147,6 +147,13 @@ export const QUANT_4BIT = [
   { value: 'fp4', label: 'FP4' },
 ];
 
+// the adapters' dtype (plan finetune.lora.dtype): PEFT keeps them fp32 unless the script casts them (finetrainers: bf16)
+export const LORA_DTYPES = [
+  { value: 'fp32', label: 'fp32 (PEFT default)' },
+  { value: 'bf16', label: 'bf16' },
+  { value: 'fp16', label: 'fp16' },
+];
+
 export const ATTN = [
   { value: 'sdpa', label: 'SDPA (PyTorch default)' },
   { value: 'flash', label: 'FlashAttention 2' },
@@ -355,6 +362,7 @@ export const DEFAULT_INSTANCE = deepFreeze({
     r: 16, alpha: 32, dropout: 0.05, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
     quant: 'nf4',            // QLoRA's 4-bit type
     double_quant: true,      // nf4/fp4 double quantization (QLoRA, or a 4-bit base quant)
+    dtype: 'fp32',           // the adapters' dtype (added within v2)
   },
   adapter_dim: 64,
   grad_ckpt: false,
@@ -457,6 +465,7 @@ export const CHOICES = {
   'instance.optimizer': OPTIMIZERS.map((o) => o.value),
   'instance.finetune': FINETUNE.map((o) => o.value),
   'instance.lora.quant': QUANT_4BIT.map((o) => o.value),
+  'instance.lora.dtype': LORA_DTYPES.map((o) => o.value),
   'instance.attn': ATTN.map((o) => o.value),
   'instance.activations': ACTIVATIONS.map((o) => o.value),
   'instance.placement': PLACEMENTS.map((o) => o.value),
@@ -548,6 +557,7 @@ export const INSTANCE_ERROR_FIELDS = [
   ['finetune.lora.r', 'lora-r'],
   ['finetune.lora.alpha', 'lora-alpha'],
   ['finetune.lora.dropout', 'lora-dropout'],
+  ['finetune.lora.dtype', 'lora-dtype'],
   ['finetune.lora.targets', 'lora-targets'],
   ['finetune.adapter', 'adapter-dim'],
   ['finetune', 'finetune'],

@@ -81,6 +81,7 @@ function finetuneOf(inst) {
       method: ft,
       lora: {
         r: num(inst.lora.r), alpha: num(inst.lora.alpha), dropout: num(inst.lora.dropout),
+        ...(inst.lora.dtype && inst.lora.dtype !== 'fp32' ? { dtype: inst.lora.dtype } : {}), // fp32: the core's default
         targets: inst.lora.targets.slice(),
       },
     };

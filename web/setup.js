@@ -382,7 +382,7 @@ export function migrateV1(v1) {
   inst.infer_precision = w.infer_precision;
   inst.optimizer = w.optimizer;
   inst.finetune = w.finetune;
-  inst.lora = structuredClone(w.lora);
+  inst.lora = { ...structuredClone(w.lora), dtype: 'fp32' }; // v1 had no adapter dtype: PEFT's fp32
   inst.grad_ckpt = w.grad_ckpt;
   inst.attn = w.attn;
   const h = v1.hardware;
@@ -559,7 +559,7 @@ export function planToState(plan, presetType = () => '') {
     // the core: alpha defaults to 2r
     inst.lora.alpha = numb(l.alpha, `${p}.finetune.lora.alpha`, typeof inst.lora.r === 'number' ? 2 * inst.lora.r : 32);
     inst.lora.dropout = numb(l.dropout, `${p}.finetune.lora.dropout`, 0.05);
-    if (l.dtype !== undefined && l.dtype !== 'fp32') dropped.push(`${p}.finetune.lora.dtype`);
+    inst.lora.dtype = str(l.dtype, `${p}.finetune.lora.dtype`, O.CHOICES['instance.lora.dtype'], 'fp32');
     if (l.targets === undefined) inst.lora.targets = loraTargetsFor(type);
     else if (Array.isArray(l.targets) && l.targets.every((t) => typeof t === 'string')) inst.lora.targets = l.targets.slice(0, 64);
     else invalid.push(`${p}.finetune.lora.targets`);
@@ -886,6 +886,7 @@ const REMEDIES = {
         inst.lora.r = 16;
         inst.lora.alpha = 32;
         inst.lora.targets = loraTargetsFor(type);
+        inst.lora.dtype = 'fp32'; // the full fine-tune's plan has no adapters: the core's default dtype
         if (['amp_bf16', 'amp_fp16', 'fp32'].includes(inst.precision)) inst.precision = 'bf16';
         any = true;
       }

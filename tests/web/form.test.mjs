@@ -48,7 +48,7 @@ const more = [
   // a video LoRA encoding every step on a 40 GB card: precomputing the embeddings and latents first is a remedy
   ['hunyuanvideo-lora-a100-40', plan({ mode: 'train', batch: 1, frames: 49, height: 512, width: 768, diffusion: { vae_tiling: true, vae_slicing: true } },
     [{ name: 'transformer', model: { preset: 'hunyuanvideo' }, precision: 'bf16', autocast: true, grad_ckpt: true, optimizer: { name: 'adamw' },
-      finetune: { method: 'lora', lora: { r: 128, alpha: 128, dropout: 0, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } } },
+      finetune: { method: 'lora', lora: { r: 128, alpha: 128, dropout: 0, dtype: 'bf16', targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } } },
     ...['/text_encoder', '/text_encoder_2', '/vae'].map((c) => ({ name: c.slice(1), role: 'reference',
       model: { preset: `hunyuanvideo${c}` }, precision: 'bf16', activations: 'no_grad' }))], { gpu: 'a100-sxm-40gb' })],
 ];
@@ -100,6 +100,11 @@ test('diffusion pipelines: the core adds the components the page shows, and ever
       instances: [{ model: { preset: 'cogvideox-2b' }, precision: 'bf16', autocast: true, finetune: { method: 'lora', lora: { r: 64, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } }, grad_ckpt: { every: 1 } }] },
     { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 480, width: 720, diffusion: { precompute: true, text_tokens: 128 } },
       instances: [{ model: { preset: 'ltx-video' }, finetune: { method: 'lora', lora: { r: 128, targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } }, grad_ckpt: { every: 1 } }] },
+    // finetrainers' bf16 adapters (finetune.lora.dtype) and a training job's VAE tiling and slicing, encoding every step
+    { ...base, workload: { mode: 'train', batch: 1, frames: 49, height: 512, width: 768, diffusion: { vae_tiling: true, vae_slicing: true } },
+      instances: [{ model: { preset: 'ltx-video' }, precision: 'bf16', finetune: { method: 'lora', lora: { r: 128, alpha: 128, dropout: 0, dtype: 'bf16', targets: ['to_q', 'to_k', 'to_v', 'to_out.0'] } }, grad_ckpt: { every: 1 } },
+        { name: 'text_encoder', role: 'reference', model: { preset: 'ltx-video/text_encoder' }, precision: 'bf16', activations: 'no_grad' },
+        { name: 'vae', role: 'reference', model: { preset: 'ltx-video/vae' }, precision: 'bf16', activations: 'no_grad' }] },
   ];
   surviveForm(plans);
   // a bad option is named, not taken

@@ -15,6 +15,7 @@ export function build() {
   fillSelect($('optimizer'), O.OPTIMIZERS);
   fillSelect($('attn'), O.ATTN);
   fillSelect($('quant-4bit'), O.QUANT_4BIT);
+  fillSelect($('lora-dtype'), O.LORA_DTYPES);
   fillSelect($('base-quant'), O.BASE_QUANT);
   const fields = O.CUSTOM_FIELDS.map((f) => h('div', { class: 'field' },
     h('label', { for: `custom-${f.key}` }, f.label),
@@ -93,6 +94,7 @@ export function read(x) {
   x.lora.alpha = numVal($('lora-alpha'));
   x.lora.dropout = numVal($('lora-dropout'));
   x.lora.quant = $('quant-4bit').value;
+  x.lora.dtype = $('lora-dtype').value;
   x.lora.double_quant = $('double-quant').checked;
   const t = [...document.querySelectorAll('#lora-targets-list input')];
   if (t.length) x.lora.targets = t.filter((i) => i.checked).map((i) => i.value);
@@ -118,6 +120,7 @@ export function write(x) {
   $('lora-alpha').value = String(x.lora.alpha);
   $('lora-dropout').value = String(x.lora.dropout);
   $('quant-4bit').value = x.lora.quant;
+  $('lora-dtype').value = x.lora.dtype ?? 'fp32';
   $('double-quant').checked = !!x.lora.double_quant;
   fillPresetList();
   fillTargets();
