@@ -39,6 +39,7 @@ void cli_print_plan_flags(FILE *f) {
             "  --optim-impl I       foreach | fused | forloop (AdamW; default foreach)\n"
             "  --lora R             LoRA of rank R (alpha 2R, dropout 0.05, fp32 adapters)\n"
             "  --lora-targets LIST  comma list, e.g. q_proj,v_proj (default all linear projections)\n"
+            "  --lora-dtype D       the adapters' dtype: fp32 (PEFT's default) | bf16 | fp16 (finetrainers casts to bf16)\n"
             "  --qlora              LoRA on 4-bit NF4 weights\n"
             "  --grad-ckpt K        checkpoint every K-th block (1 = every block)\n"
             "  --autocast           a bf16 / fp16 diffusion transformer trained under torch.autocast (accelerate's\n"
@@ -309,6 +310,19 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             snprintf(buf, sizeof buf, "%s", v);
             for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
                 cJSON_AddItemToArray(t, cJSON_CreateString(tok));
+        } else if (!strcmp(a, "--lora-dtype")) {
+            /* the value is the core's to check (plan_parse.c: finetune.lora.dtype) */
+            NEEDV();
+            INST();
+            int has_lora = 0;
+            for (int k = 1; k < argc; k++) has_lora |= !strcmp(argv[k], "--lora") || !strcmp(argv[k], "--qlora");
+            const cJSON *ftm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(in0, "finetune"), "method");
+            if (!has_lora && !(cJSON_IsString(ftm) && strstr(ftm->valuestring, "lora"))) {
+                fprintf(stderr, "vramplan %s: --lora-dtype needs --lora R or --qlora\n", cmd);
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            set_str(obj(obj(in0, "finetune"), "lora"), "dtype", v);
         } else if (!strcmp(a, "--autocast")) {
             INST();
             cJSON_DeleteItemFromObjectCaseSensitive(in0, "autocast");

@@ -79,6 +79,9 @@ expect 0 "" -- estimate --plan "$P/good-gpt2.json"
 grep -q 'Fits' "$OUT" || { echo "FAIL: the table has no verdict"; fails=$((fails + 1)); }
 expect 0 "" -- estimate --model gpt2 --batch 2 --seq 128 --gpu "$FX/probes/h100.json" --json
 expect 0 "" -- estimate --hf-config "$FX/configs/tiny-llama.json" --lora 8 --lora-targets q_proj,v_proj --json
+expect 0 "" -- estimate --hf-config "$FX/configs/tiny-llama.json" --lora 8 --lora-dtype bf16 --json
+expect 2 "--lora-dtype needs --lora" -- estimate --model gpt2 --lora-dtype bf16
+expect 3 "instances[0].finetune.lora.dtype" -- estimate --model gpt2 --lora 8 --lora-dtype fp64
 expect 4 "" -- estimate --plan "$P/nofit-70b-full.json" --check
 expect 0 "" -- models
 # --qlora and --lora R, in either order: QLoRA of rank R (4-bit base weights, the rank given)
