@@ -51,6 +51,14 @@ void cli_print_plan_flags(FILE *f) {
     cli_print_serve_flags(f);
 }
 
+/* whether the command line or the instance already makes it a LoRA / QLoRA (what --lora-targets and --lora-dtype need) */
+static int has_lora(int argc, char **argv, const cJSON *in0) {
+    for (int k = 1; k < argc; k++)
+        if (!strcmp(argv[k], "--lora") || !strcmp(argv[k], "--qlora")) return 1;
+    const cJSON *ftm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(in0, "finetune"), "method");
+    return cJSON_IsString(ftm) && strstr(ftm->valuestring, "lora") != NULL;
+}
+
 static cJSON *obj(cJSON *parent, const char *key) {
     cJSON *o = cJSON_GetObjectItemCaseSensitive(parent, key);
     if (!o) o = cJSON_AddObjectToObject(parent, key);
@@ -295,11 +303,8 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
         } else if (!strcmp(a, "--lora-targets")) {
             NEEDV();
             INST();
-            int has_lora = 0;
-            for (int k = 1; k < argc; k++) has_lora |= !strcmp(argv[k], "--lora") || !strcmp(argv[k], "--qlora");
-            const cJSON *ftm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(in0, "finetune"), "method");
-            if (!has_lora && !(cJSON_IsString(ftm) && strstr(ftm->valuestring, "lora"))) {
-                fprintf(stderr, "vramplan %s: --lora-targets needs --lora R or --qlora\n", cmd);
+            if (!has_lora(argc, argv, in0)) {
+                fprintf(stderr, "vramplan %s: %s needs --lora R or --qlora\n", cmd, a);
                 rc = EXIT_USAGE;
                 goto out;
             }
@@ -314,11 +319,8 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             /* the value is the core's to check (plan_parse.c: finetune.lora.dtype) */
             NEEDV();
             INST();
-            int has_lora = 0;
-            for (int k = 1; k < argc; k++) has_lora |= !strcmp(argv[k], "--lora") || !strcmp(argv[k], "--qlora");
-            const cJSON *ftm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(in0, "finetune"), "method");
-            if (!has_lora && !(cJSON_IsString(ftm) && strstr(ftm->valuestring, "lora"))) {
-                fprintf(stderr, "vramplan %s: --lora-dtype needs --lora R or --qlora\n", cmd);
+            if (!has_lora(argc, argv, in0)) {
+                fprintf(stderr, "vramplan %s: %s needs --lora R or --qlora\n", cmd, a);
                 rc = EXIT_USAGE;
                 goto out;
             }
