@@ -462,7 +462,8 @@ void vp_vae_decode_peak(const vp_arch *a, int64_t batch, int64_t frames, int64_t
     if (a->dclass == VP_DC_VAE_KL) {
         int at;
         o->bytes = kl_call_peak(a, (double)b, (double)th * (double)tw, elem, &at);
-        /* tiled_decode keeps every decoded tile (3 channels) until the blend; untiled, the output is the call's */
+        /* the decoded image, 3 channels, counted twice as for the other VAEs (tiled_decode's rows and their torch.cat;
+         * events_vae_kl.c replays the tiles themselves) */
         o->out_bytes = 2.0 * 3.0 * (double)batch * (double)height * (double)width * elem;
         peak_place(o, 1, th, tw);
         static const char *const where[] = {"conv of the last upsampler", "conv1 of the last up block's first resnet",
