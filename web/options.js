@@ -138,7 +138,8 @@ export const FSDP_STRATEGIES = [
 
 // Model families whose architecture is not a plain decoder (the core's arch kinds; the core's
 // "lora" suggestion applies only to decoders).
-export const NON_DECODER_TYPES = ['gpt2', 't5', 'vit', 'cogvideox', 'wan', 'hunyuanvideo', 'ltx', 'mochi', 'flux', 'sd3'];
+export const DIT_TYPES = ['cogvideox', 'wan', 'hunyuanvideo', 'ltx', 'mochi', 'flux', 'sd3'];
+export const NON_DECODER_TYPES = ['gpt2', 't5', 'vit', ...DIT_TYPES];
 
 export const MAX_INSTANCES = 8;
 

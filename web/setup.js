@@ -7,7 +7,7 @@
 //   * the core's suggestions (estimate "suggestions[].id") → changes of the form's inputs
 //
 // No memory arithmetic: every change here is to an input the person could have typed; the
-// core estimates the result again. The suggestion changes mirror core/src/remedies.c (which
+// core estimates the result again. The suggestion changes mirror core/src/plan_suggest.c (which
 // inputs each remedy changes, and when it applies), so "Apply" gives the estimate the core
 // quoted for it.
 
@@ -101,6 +101,22 @@ export function isDiffusionModel(m, isPipelinePreset = () => false) {
   try {
     const cfg = JSON.parse(m.hf);
     return isObject(cfg) && typeof cfg._class_name === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether model m is a diffusion transformer (DiT): a pipeline preset or its transformer, or a pasted diffusers
+ * config of one of the transformer classes core/src/diffusers_config.c reads ("...Transformer2DModel" / "3DModel").
+ */
+export function isDitModel(m, presetType = () => '') {
+  if (!m) return false;
+  if (m.source === 'preset') return O.DIT_TYPES.includes(presetType(m.preset));
+  if (m.source !== 'hf') return false;
+  try {
+    const cfg = JSON.parse(m.hf);
+    return isObject(cfg) && typeof cfg._class_name === 'string' && /Transformer[23]DModel$/.test(cfg._class_name);
   } catch {
     return false;
   }
@@ -821,7 +837,7 @@ const int = (v, fallback) => {
   const n = Number(v);
   return Number.isFinite(n) ? n : fallback;
 };
-// Same conditions as core/src/remedies.c trained() and keeps_graph().
+// Same conditions as core/src/planning.h vp_inst_trained() and vp_inst_keeps_graph().
 const isTrained = (s, inst) => s.workload.mode === 'train'
   && (inst.activations === 'train' || (inst.activations === 'keep_graph' && inst.finetune !== 'frozen'));
 const keepsGraph = (s, inst) => s.workload.mode === 'train'
@@ -830,7 +846,7 @@ const isAdam = (opt) => /^(adamw|adam)(\/|$)/.test(opt);
 const frozenOnGpu = (s, inst, i) => effectiveActivations(inst, s.workload.mode) === 'no_grad'
   && (inst.placement === 'sharded' || inst.placement === 'gpu') && sharesTarget(s, i) < 0;
 
-// Each: (setup, ctx) → whether it changed anything. Same conditions as core/src/remedies.c.
+// Each: (setup, ctx) → whether it changed anything. Same conditions as core/src/plan_suggest.c.
 const REMEDIES = {
   grad_ckpt(s) {
     let any = false;
@@ -960,6 +976,24 @@ const REMEDIES = {
     if (s.workload.mode !== 'infer' || (s.workload.diffusion?.offload ?? 'none') !== 'none') return false;
     s.workload.diffusion = { ...s.workload.diffusion, offload: 'model' };
     return true;
+  },
+  sequential_offload(s) {
+    if (s.workload.mode !== 'infer' || s.workload.diffusion?.offload === 'sequential') return false;
+    s.workload.diffusion = { ...s.workload.diffusion, offload: 'sequential' };
+    return true;
+  },
+  fp8_storage(s, ctx) {
+    // a 16-bit DiT that is frozen or the base of a LoRA stores its Linears in float8 (r_fp8_storage)
+    let any = false;
+    s.instances.forEach((inst, i) => {
+      const infer = s.workload.mode === 'infer';
+      const prec = infer ? inst.infer_precision : inst.precision;
+      if (sharesTarget(s, i) >= 0 || !isDitModel(inst.model, ctx.presetType) || (inst.quant ?? 'none') !== 'none') return;
+      if (!['bf16', 'fp16'].includes(prec) || (isTrained(s, inst) && inst.finetune !== 'lora')) return;
+      inst.quant = 'fp8';
+      any = true;
+    });
+    return any;
   },
   shard_fsdp(s, ctx) {
     const p = s.parallel;

@@ -185,6 +185,33 @@ static int r_model_offload(vp_plan *p, char *c, size_t n) {
     return 1;
 }
 
+/* diffusers' pipe.enable_sequential_cpu_offload(): every leaf module's weights on the GPU only while it runs
+ * (accelerate's AlignDevicesHook; diffusion_plan.c), for a pipeline in inference not already run that way */
+static int r_seq_offload(vp_plan *p, char *c, size_t n) {
+    if (p->mode != VP_MODE_INFER || p->diff.offload == VP_DIFF_OFFLOAD_SEQUENTIAL || !vp_plan_is_diffusion(p)) return 0;
+    p->diff.offload = VP_DIFF_OFFLOAD_SEQUENTIAL;
+    snprintf(c, n, "pipe.enable_sequential_cpu_offload(): each submodule's weights on the GPU only while it runs (slow)");
+    return 1;
+}
+
+/* diffusers' layerwise casting (transformer.enable_layerwise_casting(storage_dtype=torch.float8_e4m3fn,
+ * compute_dtype=torch.bfloat16); finetrainers --layerwise_upcasting_modules transformer): a 16-bit DiT's block
+ * Linears stored in float8 and upcast one module at a time (quant "fp8", weights.c), for a frozen DiT or the
+ * base of a LoRA; a fully trained DiT keeps its weights */
+static int r_fp8_storage(vp_plan *p, char *c, size_t n) {
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++) {
+        vp_instance *in = &p->inst[i];
+        if (!VP_DC_IS_DIT(in->arch.dclass) || in->quant != VP_QUANT_NONE || in->shares_weights_with >= 0) continue;
+        if (in->precision != VP_PREC_BF16 && in->precision != VP_PREC_FP16) continue;
+        if (vp_inst_trained(in) && in->ft != VP_FT_LORA) continue;
+        in->quant = VP_QUANT_FP8;
+        any = 1;
+    }
+    snprintf(c, n, "Store the transformer's weights in float8 (transformer.enable_layerwise_casting), computing in 16-bit");
+    return any;
+}
+
 /* finetrainers' precomputation (workload.diffusion.precompute, precompute.c): the text encoders and the VAE of a
  * diffusion training job run once before training and are freed, instead of staying beside the step */
 static int r_diff_precompute(vp_plan *p, char *c, size_t n) {
@@ -265,25 +292,30 @@ static const struct {
     const char *id;
     const char *label; /* short form for combined suggestions */
     remedy_fn fn;
+    int alt;           /* remedies with the same nonzero alt are alternatives: a combination takes one of them */
+    int slow;          /* a last resort that costs much speed: listed alone, never in a combination, and its fitting
+                        * alone does not stop the search for a combination of faster changes */
 } k_remedies[] = {
-    {"expandable_segments", "expandable segments", r_expandable},
-    {"grad_ckpt", "checkpointing", r_grad_ckpt},
-    {"halve_batch", "half the micro-batch", r_halve_batch},
-    {"micro_batch_1", "micro-batch 1", r_micro1},
-    {"precompute_reference", "precomputed reference log-probs", r_precompute},
-    {"vae_tiling", "VAE tiling", r_vae_tiling},
-    {"model_offload", "model CPU offload", r_model_offload},
-    {"precompute_embeddings", "precomputed embeddings and latents", r_diff_precompute},
-    {"frozen_to_cpu", "frozen models streamed from CPU", r_frozen_cpu},
-    {"frozen_to_gpu1", "frozen models on GPU 1", r_frozen_other_gpu},
-    {"adamw_8bit", "8-bit AdamW", r_adam8},
-    {"adamw_fused", "fused AdamW", r_fused},
-    {"lora", "LoRA r=16", r_lora},
-    {"qlora", "QLoRA", r_qlora},
-    {"pure_bf16", "pure bf16", r_pure_bf16},
-    {"shard_fsdp", "FSDP full shard", r_zero3},
-    {"offload_optimizer", "optimizer offload", r_offload_opt},
-    {"halve_seq", "half the sequence", r_half_seq},
+    {"expandable_segments", "expandable segments", r_expandable, 0, 0},
+    {"grad_ckpt", "checkpointing", r_grad_ckpt, 0, 0},
+    {"halve_batch", "half the micro-batch", r_halve_batch, 0, 0},
+    {"micro_batch_1", "micro-batch 1", r_micro1, 0, 0},
+    {"precompute_reference", "precomputed reference log-probs", r_precompute, 0, 0},
+    {"vae_tiling", "VAE tiling", r_vae_tiling, 0, 0},
+    {"model_offload", "model CPU offload", r_model_offload, 1, 0},
+    {"sequential_offload", "sequential CPU offload", r_seq_offload, 1, 1},
+    {"fp8_storage", "float8 weight storage", r_fp8_storage, 0, 0},
+    {"precompute_embeddings", "precomputed embeddings and latents", r_diff_precompute, 0, 0},
+    {"frozen_to_cpu", "frozen models streamed from CPU", r_frozen_cpu, 0, 0},
+    {"frozen_to_gpu1", "frozen models on GPU 1", r_frozen_other_gpu, 0, 0},
+    {"adamw_8bit", "8-bit AdamW", r_adam8, 0, 0},
+    {"adamw_fused", "fused AdamW", r_fused, 0, 0},
+    {"lora", "LoRA r=16", r_lora, 0, 0},
+    {"qlora", "QLoRA", r_qlora, 0, 0},
+    {"pure_bf16", "pure bf16", r_pure_bf16, 0, 0},
+    {"shard_fsdp", "FSDP full shard", r_zero3, 0, 0},
+    {"offload_optimizer", "optimizer offload", r_offload_opt, 0, 0},
+    {"halve_seq", "half the sequence", r_half_seq, 0, 0},
 };
 
 static int64_t tightest(const vp_estimate *e, int *fits) {
@@ -308,6 +340,7 @@ void vp_plan_suggest(const vp_plan *plan, vp_estimate *e) {
     vp_plan *copy = malloc(sizeof *copy);
     vp_estimate *alt = malloc(sizeof *alt);
     vp_suggestion *all = calloc(sizeof k_remedies / sizeof k_remedies[0], sizeof *all);
+    int slow[sizeof k_remedies / sizeof k_remedies[0]];
     int n = 0;
     if (!copy || !alt || !all) goto out;
     for (size_t k = 0; k < sizeof k_remedies / sizeof k_remedies[0]; k++) {
@@ -320,6 +353,7 @@ void vp_plan_suggest(const vp_plan *plan, vp_estimate *e) {
         int fits;
         int64_t peak = tightest(alt, &fits);
         if (peak >= peak0 - peak0 / 100) continue; /* less than 1% better: not worth listing */
+        slow[n] = k_remedies[k].slow;
         vp_suggestion *s = &all[n++];
         vp_strlcpy(s->id, k_remedies[k].id, sizeof s->id);
         vp_strlcpy(s->change, change, sizeof s->change);
@@ -330,7 +364,7 @@ void vp_plan_suggest(const vp_plan *plan, vp_estimate *e) {
     /* When no single change is enough, combine them greedily: apply the change that lowers the
      * tightest GPU the most, re-estimate, repeat (at most 4 changes) until the plan fits. */
     int any_fits = 0;
-    for (int i = 0; i < n; i++) any_fits |= all[i].fits;
+    for (int i = 0; i < n; i++) any_fits |= all[i].fits && !slow[i];
     if (!any_fits && n >= 2) {
         vp_plan *cur = malloc(sizeof *cur);
         vp_plan *best_plan = malloc(sizeof *best_plan);
@@ -346,7 +380,11 @@ void vp_plan_suggest(const vp_plan *plan, vp_estimate *e) {
                 int64_t best_peak = cur_peak - cur_peak / 100;
                 int best_fits = 0;
                 for (size_t k = 0; k < sizeof k_remedies / sizeof k_remedies[0]; k++) {
-                    if (done & (1u << k)) continue;
+                    if ((done & (1u << k)) || k_remedies[k].slow) continue;
+                    int taken = 0; /* an alternative to a change already made (sequential after model offload) */
+                    for (size_t j = 0; j < sizeof k_remedies / sizeof k_remedies[0]; j++)
+                        taken |= (done & (1u << j)) && k_remedies[k].alt && k_remedies[j].alt == k_remedies[k].alt;
+                    if (taken) continue;
                     *copy = *cur;
                     char change[160];
                     if (!k_remedies[k].fn(copy, change, sizeof change)) continue;

@@ -559,6 +559,77 @@ static void diffusion_suggestions(void **s) {
     vp_plan_free(f);
 }
 
+/* the suggestions of a plan (NULL when it has none of id), each re-estimated by the core */
+static const vp_suggestion *suggestion(const char *wl, const char *inst, const char *hw, const char *id, vp_estimate *e) {
+    vp_error err;
+    vp_plan *p = vp_plan_from_json(t_plan(wl, inst, hw), t_registry(), &err);
+    if (!p) fail_msg("%s: %s", err.path, err.message);
+    assert_int_equal(vp_estimate_with_suggestions(p, e, &err), VP_OK);
+    vp_plan_free(p);
+    for (int i = 0; i < e->n_suggestions; i++)
+        if (!strcmp(e->suggestions[i].id, id)) return &e->suggestions[i];
+    return NULL;
+}
+
+/* Sequential offload and float8 weight storage as suggestions (plan_suggest.c r_seq_offload, r_fp8_storage): each is
+ * the plan re-estimated with that one change, and the rules of when they apply. */
+static void offload_fp8_suggestions(void **s) {
+    (void)s;
+    vp_estimate *e = malloc(sizeof *e);
+    assert_non_null(e);
+    /* CogVideoX-5b with model offload and tiling on a 16 GB T4: tight, so suggestions are made */
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720,\"diffusion\":{\"offload\":\"%s\",\"vae_tiling\":true}}";
+    const char *inst = pipeline_instances("cogvideox-5b", "bf16", 1, 0, 0);
+    const char *t4 = "{\"gpu\":\"t4\",\"count\":1}";
+    const vp_suggestion *g = suggestion(t_fmt(wl, "model"), inst, t4, "sequential_offload", e);
+    assert_non_null(g);
+    const vp_estimate *seq = t_estimate(t_plan(t_fmt(wl, "sequential"), inst, t4));
+    assert_u64_equal(g->peak_reserved_bytes, seq->devices[0].peak_reserved_bytes);
+    g = suggestion(t_fmt(wl, "model"), inst, t4, "fp8_storage", e);
+    assert_non_null(g);
+    /* the change is the transformer's "quant": "fp8"; its weights are 4,757,501,952 B lighter (fp8_layerwise above) */
+    const char *inst8 = t_fmt("{\"name\":\"transformer\",\"role\":\"reference\",\"model\":{\"preset\":\"cogvideox-5b\"},"
+                              "\"precision\":\"bf16\",\"activations\":\"no_grad\",\"quant\":\"fp8\"}%s",
+                              strstr(inst, ",{\"name\":\"text_encoder\"")); /* the text encoder and VAE as in inst */
+    assert_u64_equal(g->peak_reserved_bytes, t_estimate(t_plan(t_fmt(wl, "model"), inst8, t4))->devices[0].peak_reserved_bytes);
+    /* (without offload every component is resident at the peak, so the breakdown shows the transformer's weights) */
+    const vp_estimate *f8 = t_estimate(t_plan(t_fmt(wl, "none"), inst8, NULL));
+    const vp_estimate *bf = t_estimate(t_plan(t_fmt(wl, "none"), inst, NULL));
+    assert_u64_equal(t_component(bf, 0, "weights", "transformer") - t_component(f8, 0, "weights", "transformer"), 4757501952ULL);
+    assert_true(g->saves_bytes > 0);
+
+    /* HunyuanVideo at 129 × 720 × 1280 on a 24 GB card does not fit: sequential offload is listed, and a combination
+     * takes model or sequential offload, not both (the second replaces the first) */
+    const char *hy = pipeline_instances("hunyuanvideo", "bf16", 1, 1, 0);
+    const char *hwl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":129,\"height\":720,\"width\":1280}";
+    assert_non_null(suggestion(hwl, hy, "{\"gpu\":\"rtx-4090\",\"count\":1}", "sequential_offload", e));
+    assert_false(e->fits);
+    int combined = 0;
+    for (int i = 0; i < e->n_suggestions; i++) {
+        const vp_suggestion *c = &e->suggestions[i];
+        if (strcmp(c->id, "combined")) continue;
+        combined = 1;
+        assert_false(strstr(c->ids, "model_offload") && strstr(c->ids, "sequential_offload"));
+    }
+    assert_true(combined);
+
+    /* LoRA training: without checkpointing the upcast bf16 copy of every float8 Linear is saved for backward, more than
+     * the byte per parameter float8 saves (fp8_layerwise above), so it is not suggested; with checkpointing it is */
+    const char *lora = "{\"name\":\"transformer\",\"model\":{\"preset\":\"cogvideox-5b\"},\"precision\":\"bf16\",\"finetune\":{\"method\":"
+                       "\"lora\",\"lora\":{\"r\":64}},\"grad_ckpt\":%s,\"optimizer\":{\"name\":\"adamw\"}}";
+    const char *twl = "{\"mode\":\"train\",\"batch\":1,\"frames\":49,\"height\":480,\"width\":720}";
+    const char *r4090 = "{\"gpu\":\"rtx-4090\",\"count\":1}";
+    assert_null(suggestion(twl, t_fmt(lora, "false"), r4090, "fp8_storage", e));
+    assert_false(e->fits);
+    assert_non_null(suggestion(twl, t_fmt(lora, "true"), "{\"gpu\":\"rtx-4080\",\"count\":1}", "fp8_storage", e));
+    /* a fully fine-tuned DiT keeps its weights: quantized weights are frozen */
+    const char *full = "{\"name\":\"transformer\",\"model\":{\"preset\":\"cogvideox-2b\"},\"precision\":\"bf16\",\"finetune\":{\"method\":"
+                       "\"full\"},\"grad_ckpt\":true,\"optimizer\":{\"name\":\"adamw\"}}";
+    assert_null(suggestion(twl, full, "{\"gpu\":\"rtx-4080\",\"count\":1}", "fp8_storage", e));
+    assert_true(e->n_suggestions > 0);
+    free(e);
+}
+
 /* The CogVideoX encode of 49 × 480 × 720 in bf16 (vae.c vp_vae_encode_peak): 9 frames in the first encoder call
  * (num_sample_frames_batch_size 8, + the odd first frame), a conv of the first down block's second resnet: the block's
  * input, the resnet's input, SiLU's output and the conv's output, 128 channels × 9 × 480 × 720 each (4 × 398,131,200 =
@@ -1273,7 +1344,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(tokens), cmocka_unit_test(run_frames), cmocka_unit_test(text_tokens_override),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(vae_encode_3d), cmocka_unit_test(diffusion_suggestions), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
-        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_8bit_resident), cmocka_unit_test(int8_matmul), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers), cmocka_unit_test(first_step),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_8bit_resident), cmocka_unit_test(int8_matmul), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(offload_fp8_suggestions), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers), cmocka_unit_test(first_step),
         cmocka_unit_test(unlearning_scenario),
     };
     int rc = 0;

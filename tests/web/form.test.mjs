@@ -177,7 +177,7 @@ test('"Apply" on each suggestion gives the estimate the core quoted for it', (t)
   t.diagnostic(`${n} suggestions applied; ids seen: ${[...seen].sort().join(' ')}`);
   for (const id of ['combined', 'grad_ckpt', 'lora', 'adamw_8bit', 'precompute_reference', 'frozen_to_cpu', 'frozen_to_gpu1',
     'offload_optimizer', 'shard_fsdp', 'halve_batch', 'micro_batch_1', 'halve_seq', 'pure_bf16', 'adamw_fused', 'qlora',
-    'vae_tiling', 'model_offload', 'precompute_embeddings']) {
+    'vae_tiling', 'model_offload', 'precompute_embeddings', 'sequential_offload', 'fp8_storage']) {
     assert.ok(seen.has(id), `the plans above exercise ${id}`);
   }
 });

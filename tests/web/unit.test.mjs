@@ -345,7 +345,7 @@ test('suggestions become form changes ("combined" applies each of its ids)', () 
   assert.equal(S.canApply({ id: 'combined' }), false);
   for (const id of ['grad_ckpt', 'halve_batch', 'micro_batch_1', 'precompute_reference', 'frozen_to_cpu', 'frozen_to_gpu1',
     'adamw_8bit', 'adamw_fused', 'lora', 'qlora', 'pure_bf16', 'shard_fsdp', 'offload_optimizer', 'halve_seq',
-    'vae_tiling', 'model_offload']) {
+    'vae_tiling', 'model_offload', 'sequential_offload', 'fp8_storage']) {
     assert.ok(S.SUGGESTION_IDS.includes(id), id);
   }
   // a diffusion pipeline's remedies set its options, once
@@ -356,6 +356,28 @@ test('suggestions become form changes ("combined" applies each of its ids)', () 
   assert.equal(tiled.state.workload.diffusion.offload, 'model');
   assert.deepEqual(S.applySuggestion(tiled.state, { id: 'vae_tiling' }).skipped, ['vae_tiling']);
   assert.equal(pipe.workload.diffusion.vae_tiling, false, 'the setup given is not changed');
+  const seq = S.applySuggestion(tiled.state, { id: 'sequential_offload' });
+  assert.equal(seq.state.workload.diffusion.offload, 'sequential', 'sequential offload replaces model offload');
+  assert.deepEqual(S.applySuggestion(seq.state, { id: 'sequential_offload' }).skipped, ['sequential_offload']);
+  // float8 storage: a 16-bit DiT (a preset of a DiT family, or a pasted diffusers transformer config), not its VAE
+  const dit = setup((x) => {
+    x.workload.mode = 'infer';
+    x.instances[0].model = { ...x.instances[0].model, source: 'preset', preset: 'cogvideox-5b' };
+    x.instances[0].infer_precision = 'bf16';
+    S.addInstance(x, 'reference');
+    x.instances[1].model = { ...x.instances[1].model, source: 'preset', preset: 'cogvideox-5b/vae' };
+    x.instances[1].infer_precision = 'bf16';
+  });
+  const types = (id) => ({ 'cogvideox-5b': 'cogvideox', 'cogvideox-5b/vae': 'vae_cogvideox' })[id] || '';
+  const f8 = S.applySuggestion(dit, { id: 'fp8_storage' }, { presetType: types });
+  assert.deepEqual([f8.applied, f8.state.instances[0].quant, f8.state.instances[1].quant], [['fp8_storage'], 'fp8', 'none']);
+  assert.deepEqual(S.applySuggestion(f8.state, { id: 'fp8_storage' }, { presetType: types }).skipped, ['fp8_storage']);
+  const pasted = structuredClone(dit);
+  pasted.instances[0].model = { ...pasted.instances[0].model, source: 'hf', hf: '{"_class_name": "WanTransformer3DModel"}' };
+  assert.equal(S.applySuggestion(pasted, { id: 'fp8_storage' }, { presetType: types }).state.instances[0].quant, 'fp8');
+  const fp32 = structuredClone(dit);
+  fp32.instances[0].infer_precision = 'fp32';
+  assert.deepEqual(S.applySuggestion(fp32, { id: 'fp8_storage' }, { presetType: types }).skipped, ['fp8_storage'], 'a 16-bit DiT only');
 });
 
 test('text that is not JSON is an InputError naming its field', () => {
