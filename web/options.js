@@ -139,6 +139,10 @@ export const FSDP_STRATEGIES = [
 // Model families whose architecture is not a plain decoder (the core's arch kinds; the core's
 // "lora" suggestion applies only to decoders).
 export const DIT_TYPES = ['cogvideox', 'wan', 'hunyuanvideo', 'ltx', 'mochi', 'flux', 'sd3'];
+// a diffusion pipeline's text and image encoders: component preset families, and the classes core/src/diffusers_config.c reads
+export const DIFFUSION_TEXT_TYPES = ['t5_encoder', 'umt5_encoder', 'clip_text', 'llama_encoder', 'clip_vision'];
+export const DIFFUSION_TEXT_CLASSES = ['T5EncoderModel', 'UMT5EncoderModel', 'CLIPTextModel', 'CLIPTextModelWithProjection', 'LlamaModel',
+  'CLIPVisionModel', 'CLIPVisionModelWithProjection'];
 export const NON_DECODER_TYPES = ['gpt2', 't5', 'vit', ...DIT_TYPES];
 
 export const MAX_INSTANCES = 8;

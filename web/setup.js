@@ -107,19 +107,27 @@ export function isDiffusionModel(m, isPipelinePreset = () => false) {
 }
 
 /**
- * Whether model m is a diffusion transformer (DiT): a pipeline preset or its transformer, or a pasted diffusers
- * config of one of the transformer classes core/src/diffusers_config.c reads ("...Transformer2DModel" / "3DModel").
+ * Which part of a diffusion pipeline model m is: 'dit' (a pipeline preset or a diffusers transformer config),
+ * 'text' (a text or image encoder: a component preset of such a family, or a config of a class
+ * core/src/diffusers_config.c reads as one), else ''. The page's remedies use it to pick the instances the
+ * core's changed (plan_suggest.c).
  */
-export function isDitModel(m, presetType = () => '') {
-  if (!m) return false;
-  if (m.source === 'preset') return O.DIT_TYPES.includes(presetType(m.preset));
-  if (m.source !== 'hf') return false;
-  try {
-    const cfg = JSON.parse(m.hf);
-    return isObject(cfg) && typeof cfg._class_name === 'string' && /Transformer[23]DModel$/.test(cfg._class_name);
-  } catch {
-    return false;
+export function diffusionPart(m, presetType = () => '') {
+  if (!m) return '';
+  let type = '';
+  let cls = '';
+  if (m.source === 'preset') type = presetType(m.preset);
+  else if (m.source === 'hf') {
+    try {
+      const cfg = JSON.parse(m.hf);
+      if (isObject(cfg)) cls = String(cfg._class_name ?? (Array.isArray(cfg.architectures) ? cfg.architectures[0] : ''));
+    } catch {
+      return '';
+    }
   }
+  if (O.DIT_TYPES.includes(type) || /Transformer[23]DModel$/.test(cls)) return 'dit';
+  if (O.DIFFUSION_TEXT_TYPES.includes(type) || O.DIFFUSION_TEXT_CLASSES.includes(cls)) return 'text';
+  return '';
 }
 
 /** A setup with a diffusion model: the video size replaces the sequence fields. */
@@ -982,13 +990,26 @@ const REMEDIES = {
     s.workload.diffusion = { ...s.workload.diffusion, offload: 'sequential' };
     return true;
   },
+  group_offload(s, ctx) {
+    // diffusers group offloading, leaf_level with streams, of a pipeline's transformer and text encoders (r_group_offload)
+    if (s.workload.mode !== 'infer' || (s.workload.diffusion?.offload ?? 'none') !== 'none') return false;
+    let any = false;
+    s.instances.forEach((inst, i) => {
+      if (sharesTarget(s, i) >= 0 || !diffusionPart(inst.model, ctx.presetType) || (inst.group_offload ?? 'none') !== 'none'
+        || (inst.after_use ?? 'stay') !== 'stay') return;
+      inst.group_offload = 'leaf_level';
+      inst.group_stream = true;
+      any = true;
+    });
+    return any;
+  },
   fp8_storage(s, ctx) {
     // a 16-bit DiT that is frozen or the base of a LoRA stores its Linears in float8 (r_fp8_storage)
     let any = false;
     s.instances.forEach((inst, i) => {
       const infer = s.workload.mode === 'infer';
       const prec = infer ? inst.infer_precision : inst.precision;
-      if (sharesTarget(s, i) >= 0 || !isDitModel(inst.model, ctx.presetType) || (inst.quant ?? 'none') !== 'none') return;
+      if (sharesTarget(s, i) >= 0 || diffusionPart(inst.model, ctx.presetType) !== 'dit' || (inst.quant ?? 'none') !== 'none') return;
       if (!['bf16', 'fp16'].includes(prec) || (isTrained(s, inst) && inst.finetune !== 'lora')) return;
       inst.quant = 'fp8';
       any = true;

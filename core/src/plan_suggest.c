@@ -119,6 +119,7 @@ static int frozen_on_gpu(const vp_instance *in) {
 }
 
 static int r_frozen_cpu(vp_plan *p, char *c, size_t n) {
+    if (p->mode == VP_MODE_INFER && vp_plan_is_diffusion(p)) return 0; /* a pipeline's way is group offloading */
     int any = 0;
     for (int i = 0; i < p->n_instances; i++) {
         vp_instance *in = &p->inst[i];
@@ -192,6 +193,26 @@ static int r_seq_offload(vp_plan *p, char *c, size_t n) {
     p->diff.offload = VP_DIFF_OFFLOAD_SEQUENTIAL;
     snprintf(c, n, "pipe.enable_sequential_cpu_offload(): each submodule's weights on the GPU only while it runs (slow)");
     return 1;
+}
+
+/* diffusers' group offloading (enable_group_offload / apply_group_offloading, offload_type="leaf_level",
+ * use_stream=True, the form the diffusers docs recommend for speed; diffusion_plan.c vp_diff_group_share) of a
+ * pipeline's transformer and text encoders in inference; diffusers refuses it beside model or sequential offload */
+static int r_group_offload(vp_plan *p, char *c, size_t n) {
+    if (p->mode != VP_MODE_INFER || p->diff.offload != VP_DIFF_OFFLOAD_NONE) return 0;
+    int any = 0;
+    for (int i = 0; i < p->n_instances; i++) {
+        vp_instance *in = &p->inst[i];
+        int d = in->arch.dclass;
+        if ((!VP_DC_IS_DIT(d) && !VP_DC_IS_TEXT(d)) || in->group_offload != VP_GROUP_OFFLOAD_NONE || in->shares_weights_with >= 0 ||
+            in->after_use != VP_AFTER_USE_STAY)
+            continue;
+        in->group_offload = VP_GROUP_OFFLOAD_LEAF;
+        in->group_stream = 1;
+        any = 1;
+    }
+    snprintf(c, n, "Group offloading (enable_group_offload, leaf_level, use_stream): the transformer and text encoders onloaded layer by layer");
+    return any;
 }
 
 /* diffusers' layerwise casting (transformer.enable_layerwise_casting(storage_dtype=torch.float8_e4m3fn,
@@ -304,6 +325,7 @@ static const struct {
     {"vae_tiling", "VAE tiling", r_vae_tiling, 0, 0},
     {"model_offload", "model CPU offload", r_model_offload, 1, 0},
     {"sequential_offload", "sequential CPU offload", r_seq_offload, 1, 1},
+    {"group_offload", "group offloading", r_group_offload, 1, 0},
     {"fp8_storage", "float8 weight storage", r_fp8_storage, 0, 0},
     {"precompute_embeddings", "precomputed embeddings and latents", r_diff_precompute, 0, 0},
     {"frozen_to_cpu", "frozen models streamed from CPU", r_frozen_cpu, 0, 0},
@@ -318,9 +340,13 @@ static const struct {
     {"halve_seq", "half the sequence", r_half_seq, 0, 0},
 };
 
+/* The tightest device's reserved peak; *fits: 2 when the plan fits with at least 10% of every device's usable
+ * memory to spare, 1 when it fits more tightly than that (the estimate then makes suggestions), 0 when it does not. */
 static int64_t tightest(const vp_estimate *e, int *fits) {
     const vp_device *d = vp_tightest_device(e);
-    *fits = e->fits;
+    *fits = e->fits ? 2 : 0;
+    for (int i = 0; i < e->n_devices && *fits; i++)
+        if (e->devices[i].index >= 0 && e->devices[i].headroom_bytes < (int64_t)(e->devices[i].usable_bytes / 10)) *fits = 1;
     return d ? (int64_t)d->peak_reserved_bytes : 0;
 }
 
@@ -334,16 +360,73 @@ static int cmp_sugg(const void *a, const void *b) {
     return strcmp(x->id, y->id); /* total order: the same on every libc */
 }
 
+#define N_REMEDIES (sizeof k_remedies / sizeof k_remedies[0])
+
+/* A combination found greedily: from the plan, apply the change that lowers the tightest GPU the most,
+ * re-estimate, repeat (at most 4 changes) until the plan fits with 10% to spare. Slow remedies and the
+ * ones in `banned` are not used; of remedies that are alternatives (alt), one at most. */
+typedef struct {
+    char ids[160], text[160];
+    int64_t peak;
+    int fits, used, first;
+} combo;
+
+static void combine(const vp_plan *plan, int64_t peak0, unsigned banned, vp_plan *cur, vp_plan *best_plan, vp_plan *copy,
+                    vp_estimate *alt, combo *out) {
+    *cur = *plan;
+    cur->quiet = 1;
+    snprintf(out->text, sizeof out->text, "Together: ");
+    out->ids[0] = '\0';
+    out->peak = peak0;
+    out->fits = 0;
+    out->used = 0;
+    out->first = -1;
+    unsigned done = 0;
+    for (int step = 0; step < 4 && out->fits < 2; step++) {
+        int best_k = -1, best_fits = 0;
+        int64_t best_peak = out->peak - out->peak / 100;
+        for (size_t k = 0; k < N_REMEDIES; k++) {
+            if (((done | banned) & (1u << k)) || k_remedies[k].slow) continue;
+            int taken = 0; /* an alternative to a change already made (sequential after model offload) */
+            for (size_t j = 0; j < N_REMEDIES; j++)
+                taken |= (done & (1u << j)) && k_remedies[k].alt && k_remedies[j].alt == k_remedies[k].alt;
+            if (taken) continue;
+            *copy = *cur;
+            char change[160];
+            if (!k_remedies[k].fn(copy, change, sizeof change)) continue;
+            vp_error err;
+            if (vp_estimate_plan(copy, alt, &err) != VP_OK) continue;
+            int f;
+            int64_t pk = tightest(alt, &f);
+            if (pk < best_peak) {
+                best_peak = pk;
+                best_k = (int)k;
+                best_fits = f;
+                *best_plan = *copy;
+            }
+        }
+        if (best_k < 0) break;
+        done |= 1u << best_k;
+        if (out->first < 0) out->first = best_k;
+        *cur = *best_plan;
+        out->peak = best_peak;
+        out->fits = best_fits;
+        size_t li = strlen(out->ids), lt = strlen(out->text);
+        snprintf(out->ids + li, sizeof out->ids - li, "%s%s", out->used ? "," : "", k_remedies[best_k].id);
+        snprintf(out->text + lt, sizeof out->text - lt, "%s%s", out->used ? " + " : "", k_remedies[best_k].label);
+        out->used++;
+    }
+}
+
 void vp_plan_suggest(const vp_plan *plan, vp_estimate *e) {
     int fits0;
     int64_t peak0 = tightest(e, &fits0);
-    vp_plan *copy = malloc(sizeof *copy);
+    vp_plan *copy = malloc(sizeof *copy), *cur = malloc(sizeof *cur), *best_plan = malloc(sizeof *best_plan);
     vp_estimate *alt = malloc(sizeof *alt);
-    vp_suggestion *all = calloc(sizeof k_remedies / sizeof k_remedies[0], sizeof *all);
-    int slow[sizeof k_remedies / sizeof k_remedies[0]];
-    int n = 0;
-    if (!copy || !alt || !all) goto out;
-    for (size_t k = 0; k < sizeof k_remedies / sizeof k_remedies[0]; k++) {
+    vp_suggestion *all = calloc(N_REMEDIES + 1, sizeof *all);
+    int n = 0, roomy = 0; /* roomy: a single change that is not slow fits with 10% to spare */
+    if (!copy || !cur || !best_plan || !alt || !all) goto out;
+    for (size_t k = 0; k < N_REMEDIES; k++) {
         *copy = *plan;
         copy->quiet = 1;
         char change[160] = "";
@@ -353,81 +436,41 @@ void vp_plan_suggest(const vp_plan *plan, vp_estimate *e) {
         int fits;
         int64_t peak = tightest(alt, &fits);
         if (peak >= peak0 - peak0 / 100) continue; /* less than 1% better: not worth listing */
-        slow[n] = k_remedies[k].slow;
+        roomy |= fits == 2 && !k_remedies[k].slow;
         vp_suggestion *s = &all[n++];
         vp_strlcpy(s->id, k_remedies[k].id, sizeof s->id);
         vp_strlcpy(s->change, change, sizeof s->change);
         s->peak_reserved_bytes = (uint64_t)peak;
         s->saves_bytes = peak0 - peak;
-        s->fits = fits;
+        s->fits = fits > 0;
     }
-    /* When no single change is enough, combine them greedily: apply the change that lowers the
-     * tightest GPU the most, re-estimate, repeat (at most 4 changes) until the plan fits. */
-    int any_fits = 0;
-    for (int i = 0; i < n; i++) any_fits |= all[i].fits && !slow[i];
-    if (!any_fits && n >= 2) {
-        vp_plan *cur = malloc(sizeof *cur);
-        vp_plan *best_plan = malloc(sizeof *best_plan);
-        if (cur && best_plan) {
-            *cur = *plan;
-            cur->quiet = 1;
-            char ids[160] = "", text[160] = "Together: ";
-            int64_t cur_peak = peak0, used = 0;
-            int fits = 0;
-            unsigned done = 0;
-            for (int step = 0; step < 4 && !fits; step++) {
-                int best_k = -1;
-                int64_t best_peak = cur_peak - cur_peak / 100;
-                int best_fits = 0;
-                for (size_t k = 0; k < sizeof k_remedies / sizeof k_remedies[0]; k++) {
-                    if ((done & (1u << k)) || k_remedies[k].slow) continue;
-                    int taken = 0; /* an alternative to a change already made (sequential after model offload) */
-                    for (size_t j = 0; j < sizeof k_remedies / sizeof k_remedies[0]; j++)
-                        taken |= (done & (1u << j)) && k_remedies[k].alt && k_remedies[j].alt == k_remedies[k].alt;
-                    if (taken) continue;
-                    *copy = *cur;
-                    char change[160];
-                    if (!k_remedies[k].fn(copy, change, sizeof change)) continue;
-                    vp_error err;
-                    if (vp_estimate_plan(copy, alt, &err) != VP_OK) continue;
-                    int f;
-                    int64_t pk = tightest(alt, &f);
-                    if (pk < best_peak) {
-                        best_peak = pk;
-                        best_k = (int)k;
-                        best_fits = f;
-                        *best_plan = *copy;
-                    }
-                }
-                if (best_k < 0) break;
-                done |= 1u << best_k;
-                *cur = *best_plan;
-                cur_peak = best_peak;
-                fits = best_fits;
-                size_t li = strlen(ids), lt = strlen(text);
-                snprintf(ids + li, sizeof ids - li, "%s%s", used ? "," : "", k_remedies[best_k].id);
-                snprintf(text + lt, sizeof text - lt, "%s%s", used ? " + " : "", k_remedies[best_k].label);
-                if (lt + 1 >= sizeof text) text[sizeof text - 1] = '\0';
-                used++;
-            }
-            if (used >= 2 && n < (int)(sizeof k_remedies / sizeof k_remedies[0])) {
-                vp_suggestion *s = &all[n++];
-                vp_strlcpy(s->id, "combined", sizeof s->id);
-                vp_strlcpy(s->ids, ids, sizeof s->ids);
-                vp_strlcpy(s->change, text, sizeof s->change);
-                s->peak_reserved_bytes = (uint64_t)cur_peak;
-                s->saves_bytes = peak0 - cur_peak;
-                s->fits = fits;
-            }
+    /* When no single change leaves room, look for a combination; when the greedy one does not leave room
+     * either, try once more without its first change (model offload can be a dead end where group offloading
+     * is not), and keep the better. */
+    if (!roomy && n >= 2) {
+        combo a, b;
+        combine(plan, peak0, 0, cur, best_plan, copy, alt, &a);
+        if (a.fits < 2 && a.first >= 0) {
+            combine(plan, peak0, 1u << a.first, cur, best_plan, copy, alt, &b);
+            if (b.used >= 2 && (b.fits > a.fits || (b.fits == a.fits && b.peak < a.peak))) a = b;
         }
-        free(cur);
-        free(best_plan);
+        if (a.used >= 2) {
+            vp_suggestion *s = &all[n++];
+            vp_strlcpy(s->id, "combined", sizeof s->id);
+            vp_strlcpy(s->ids, a.ids, sizeof s->ids);
+            vp_strlcpy(s->change, a.text, sizeof s->change);
+            s->peak_reserved_bytes = (uint64_t)a.peak;
+            s->saves_bytes = peak0 - a.peak;
+            s->fits = a.fits > 0;
+        }
     }
     qsort(all, (size_t)n, sizeof *all, cmp_sugg);
     e->n_suggestions = n < VP_MAX_SUGGESTIONS ? n : VP_MAX_SUGGESTIONS;
     memcpy(e->suggestions, all, sizeof *all * (size_t)e->n_suggestions);
 out:
     free(copy);
+    free(cur);
+    free(best_plan);
     free(alt);
     free(all);
 }
@@ -437,11 +480,8 @@ vp_status vp_estimate_with_suggestions(const vp_plan *plan, vp_estimate *e, vp_e
     if (st != VP_OK) return st;
     if (plan->mode == VP_MODE_SERVE) return vp_serve_answers(plan, e, err); /* a serve plan's answers: plan_serve.c */
     /* suggestions only when memory is tight: each costs one more estimate per remedy */
-    int tight = !e->fits;
-    for (int i = 0; i < e->n_devices; i++) {
-        const vp_device *d = &e->devices[i];
-        if (d->index >= 0 && d->headroom_bytes < (int64_t)(d->usable_bytes / 10)) tight = 1;
-    }
-    if (tight) vp_plan_suggest(plan, e);
+    int fits;
+    tightest(e, &fits);
+    if (fits < 2) vp_plan_suggest(plan, e);
     return VP_OK;
 }

@@ -13,13 +13,15 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { planToState, applySuggestion, canApply, suggestionIds } from '../../web/setup.js';
 import { buildPlan } from '../../web/plan.js';
+import { withComponents } from '../../web/store.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SITE = path.join(ROOT, 'dist/site');
 const { loadCore } = await import(pathToFileURL(path.join(SITE, 'vramplan-core.js')).href);
 const core = await loadCore({ wasmBinary: readFileSync(path.join(SITE, 'vramplan.wasm')) });
 const bundle = JSON.parse(core.presets());
-const families = new Map(bundle.models.map((m) => [m.id, m.family ?? m.config?.model_type ?? '']));
+// the page's picker lists each pipeline's components as presets of their own (store.js withComponents), with their family
+const families = new Map(withComponents(bundle.models).map((m) => [m.id, m.family ?? m.config?.model_type ?? '']));
 const presetType = (id) => families.get(id) || '';
 const pipelines = new Set(bundle.models.filter((m) => m.pipeline?.components).map((m) => m.id));
 const info = { presetType, isPipelinePreset: (id) => pipelines.has(id) };
@@ -177,7 +179,7 @@ test('"Apply" on each suggestion gives the estimate the core quoted for it', (t)
   t.diagnostic(`${n} suggestions applied; ids seen: ${[...seen].sort().join(' ')}`);
   for (const id of ['combined', 'grad_ckpt', 'lora', 'adamw_8bit', 'precompute_reference', 'frozen_to_cpu', 'frozen_to_gpu1',
     'offload_optimizer', 'shard_fsdp', 'halve_batch', 'micro_batch_1', 'halve_seq', 'pure_bf16', 'adamw_fused', 'qlora',
-    'vae_tiling', 'model_offload', 'precompute_embeddings', 'sequential_offload', 'fp8_storage']) {
+    'vae_tiling', 'model_offload', 'precompute_embeddings', 'sequential_offload', 'fp8_storage', 'group_offload']) {
     assert.ok(seen.has(id), `the plans above exercise ${id}`);
   }
 });

@@ -345,7 +345,7 @@ test('suggestions become form changes ("combined" applies each of its ids)', () 
   assert.equal(S.canApply({ id: 'combined' }), false);
   for (const id of ['grad_ckpt', 'halve_batch', 'micro_batch_1', 'precompute_reference', 'frozen_to_cpu', 'frozen_to_gpu1',
     'adamw_8bit', 'adamw_fused', 'lora', 'qlora', 'pure_bf16', 'shard_fsdp', 'offload_optimizer', 'halve_seq',
-    'vae_tiling', 'model_offload', 'sequential_offload', 'fp8_storage']) {
+    'vae_tiling', 'model_offload', 'sequential_offload', 'fp8_storage', 'group_offload']) {
     assert.ok(S.SUGGESTION_IDS.includes(id), id);
   }
   // a diffusion pipeline's remedies set its options, once
@@ -378,6 +378,15 @@ test('suggestions become form changes ("combined" applies each of its ids)', () 
   const fp32 = structuredClone(dit);
   fp32.instances[0].infer_precision = 'fp32';
   assert.deepEqual(S.applySuggestion(fp32, { id: 'fp8_storage' }, { presetType: types }).skipped, ['fp8_storage'], 'a 16-bit DiT only');
+  // group offloading: the transformer and the text encoders (a preset or a pasted config of an encoder class), not the VAE
+  const te = structuredClone(dit);
+  S.addInstance(te, 'reference');
+  te.instances[2].model = { ...te.instances[2].model, source: 'hf', hf: '{"architectures": ["T5EncoderModel"], "d_model": 4096}' };
+  const go = S.applySuggestion(te, { id: 'group_offload' }, { presetType: types });
+  assert.deepEqual(go.state.instances.map((x) => [x.group_offload, x.group_stream]), [['leaf_level', true], ['none', false], ['leaf_level', true]]);
+  assert.deepEqual(S.applySuggestion(go.state, { id: 'group_offload' }, { presetType: types }).skipped, ['group_offload']);
+  assert.deepEqual(S.applySuggestion(seq.state, { id: 'group_offload' }, { presetType: types }).skipped, ['group_offload'],
+    'diffusers refuses group offloading beside model or sequential offload');
 });
 
 test('text that is not JSON is an InputError naming its field', () => {
