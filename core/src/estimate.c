@@ -211,20 +211,36 @@ static void fill_device(const vp_plan *plan, int64_t rank, vp_device *d, vp_esti
     d->headroom_bytes = (int64_t)d->usable_bytes - (int64_t)d->peak_reserved_bytes;
 }
 
-/* CPU RAM of one node: offloaded optimizer state and parameters, CPU-placed models. */
+/* A diffusion pipeline's component that lives in CPU RAM: offloaded by diffusers (model, sequential or group
+ * offloading: vp_diff_resident) or moved there once its phase is over (after_use). The pipeline loads each component on
+ * the CPU first (DiffusionPipeline.from_pretrained without a device_map), and the hooks keep its weights there:
+ * accelerate's cpu_offload keeps the whole state dict on the CPU and copies each module in for its forward
+ * (big_modeling.py), group offloading keeps the CPU copies, pinned with use_stream (group_offloading.py), and
+ * enable_model_cpu_offload moves the other components back to the CPU when one is onloaded. */
+static int diff_on_cpu(const vp_plan *plan, const vp_instance *in) {
+    return plan->mode == VP_MODE_INFER && in->arch.dclass && (!vp_diff_resident(plan, in) || in->after_use != VP_AFTER_USE_STAY);
+}
+
+/* CPU RAM of one node: offloaded optimizer state and parameters, CPU-placed models, offloaded pipeline components. */
 static void fill_cpu(const vp_plan *plan, vp_device *d) {
     memset(d, 0, sizeof *d);
     d->index = -1;
     vp_strlcpy(d->kind, "cpu", sizeof d->kind);
     vp_strlcpy(d->name, "CPU RAM (per node)", sizeof d->name);
     vp_moment m;
-    vp_moment_init(&m, "optimizer_step");
+    /* what it holds is there for the whole run; training reads it at the optimizer step, inference from the load */
+    const char *phase = plan->mode == VP_MODE_TRAIN ? "optimizer_step" : "load";
+    vp_moment_init(&m, phase);
     int64_t ranks = world_size(plan) < plan->gpu_count ? world_size(plan) : plan->gpu_count;
     for (int i = 0; i < plan->n_instances; i++) {
         const vp_instance *in = &plan->inst[i];
         vp_inst_calc c;
         vp_inst_calc_init(plan, in, 0, &c);
-        if (in->sharded) {
+        if (diff_on_cpu(plan, in)) {
+            if (c.owns_weights)
+                vp_moment_add(&m, &c.owner, "weights", in->group_stream ? "Weights (pinned)" : "Weights", c.w.base_bytes,
+                              "pipeline component in CPU RAM while offloaded (loaded there by from_pretrained)");
+        } else if (in->sharded) {
             vp_moment_add(&m, &c.owner, "optimizer_state", "Offloaded optimizer state", c.ds.cpu_states.bytes * ranks,
                           "%s, × %lld ranks on the node", c.ds.cpu_states.explain, (long long)ranks);
             vp_moment_add(&m, &c.owner, "weights", "Offloaded parameters", c.ds.cpu_weights.bytes * ranks,
@@ -243,9 +259,9 @@ static void fill_cpu(const vp_plan *plan, vp_device *d) {
     d->capacity_bytes = d->usable_bytes = plan->cpu_ram_bytes;
     d->headroom_bytes = plan->cpu_ram_bytes ? (int64_t)plan->cpu_ram_bytes - t : 0;
     d->fits = !plan->cpu_ram_bytes || d->headroom_bytes >= 0;
-    vp_strlcpy(d->peak_phase, "optimizer_step", sizeof d->peak_phase);
+    vp_strlcpy(d->peak_phase, phase, sizeof d->peak_phase);
     d->n_phases = 1;
-    vp_strlcpy(d->phases[0].name, "optimizer_step", sizeof d->phases[0].name);
+    vp_strlcpy(d->phases[0].name, phase, sizeof d->phases[0].name);
     d->phases[0].alloc_bytes = (uint64_t)t;
 }
 
@@ -336,7 +352,7 @@ vp_status vp_estimate_plan(const vp_plan *plan, vp_estimate *e, vp_error *err) {
         if (math_kernel && plan->mode == VP_MODE_TRAIN && !plan->quiet)
             add_warning(e, "fp32 attention with grouped KV heads falls back to PyTorch's math SDPA kernel, which stores the "
                            "full s×s probabilities; bf16 autocast would use flash attention.");
-        if (in->device < 0 || (in->sharded && (plan->par.offload_optimizer || plan->par.offload_params))) any_cpu = 1;
+        if (in->device < 0 || (in->sharded && (plan->par.offload_optimizer || plan->par.offload_params)) || diff_on_cpu(plan, in)) any_cpu = 1;
     }
     e->fits = 1;
     int64_t world = world_size(plan);

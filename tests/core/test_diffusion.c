@@ -568,6 +568,29 @@ static void diffusion_suggestions(void **s) {
     vp_plan_free(f);
 }
 
+/* A pipeline's offloaded components are in CPU RAM (estimate.c diff_on_cpu): from_pretrained loads them there and the
+ * offload hooks keep them there. HunyuanVideo in bf16 with model offload: its four components' weights,
+ * (12,821,012,544 + 7,505,186,816 + 123,060,480 + 246,478,803) × 2 B = 41,391,477,286 B; 32 GiB of RAM is not enough.
+ * Everything on the GPU holds nothing there (no CPU device). */
+static void offload_cpu_ram(void **s) {
+    (void)s;
+    const char *inst = pipeline_instances("hunyuanvideo", "bf16", 1, 1, 0);
+    const char *wl = "{\"mode\":\"infer\",\"batch\":1,\"frames\":61,\"height\":544,\"width\":960%s}";
+    const vp_estimate *e = t_estimate(t_plan(t_fmt(wl, ",\"diffusion\":{\"offload\":\"model\",\"vae_tiling\":true}"), inst,
+                                             "{\"gpu\":\"h100-sxm-80gb\",\"count\":1,\"cpu_ram_bytes\":34359738368}"));
+    const vp_device *cpu = &e->devices[e->n_devices - 1];
+    assert_int_equal(cpu->index, -1);
+    assert_u64_equal(cpu->peak_alloc_bytes, 41391477286ULL);
+    assert_false(cpu->fits);
+    assert_false(e->fits);
+    assert_string_equal(cpu->peak_phase, "load");
+    /* sequential offload keeps the same copies (accelerate cpu_offload's state dict) */
+    const vp_estimate *q = t_estimate(t_plan(t_fmt(wl, ",\"diffusion\":{\"offload\":\"sequential\"}"), inst, NULL));
+    assert_u64_equal(q->devices[q->n_devices - 1].peak_alloc_bytes, 41391477286ULL);
+    const vp_estimate *none = t_estimate(t_plan(t_fmt(wl, ""), inst, NULL));
+    for (int i = 0; i < none->n_devices; i++) assert_int_not_equal(none->devices[i].index, -1);
+}
+
 /* the suggestions of a plan (NULL when it has none of id), each re-estimated by the core */
 static const vp_suggestion *suggestion(const char *wl, const char *inst, const char *hw, const char *id, vp_estimate *e) {
     vp_error err;
@@ -1357,7 +1380,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(tokens), cmocka_unit_test(run_frames), cmocka_unit_test(text_tokens_override),        cmocka_unit_test(vae_decode_peak), cmocka_unit_test(vae_encode_3d), cmocka_unit_test(diffusion_suggestions), cmocka_unit_test(t5_wo_fp32), cmocka_unit_test(cfg_doubling),
-        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_8bit_resident), cmocka_unit_test(int8_matmul), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(offload_fp8_suggestions), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers), cmocka_unit_test(first_step),
+        cmocka_unit_test(offload_modes), cmocka_unit_test(offload_8bit_resident), cmocka_unit_test(int8_matmul), cmocka_unit_test(group_offload), cmocka_unit_test(offload_empty_cache), cmocka_unit_test(autocast_cache), cmocka_unit_test(after_use_schedule), cmocka_unit_test(hunyuan_official), cmocka_unit_test(fp8_layerwise), cmocka_unit_test(offload_fp8_suggestions), cmocka_unit_test(offload_cpu_ram), cmocka_unit_test(precompute_phase), cmocka_unit_test(dense_mask_032), cmocka_unit_test(dit_autocast), cmocka_unit_test(dit_amp_stream), cmocka_unit_test(qk_norms), cmocka_unit_test(autocast_cache_frozen), cmocka_unit_test(position_buffers), cmocka_unit_test(first_step),
         cmocka_unit_test(unlearning_scenario),
     };
     int rc = 0;
