@@ -7,7 +7,8 @@
  *     peak, reserved >= allocated, fits <=> headroom >= 0, the plan fits iff every GPU fits, and the
  *     struct API and the JSON API print the same bytes, and those bytes are strict UTF-8 JSON
  *     (vp_json_check: what Python's json and jq accept), whatever names the plan carried.
- * The pipeline expansion (vp_plan_expand_pipeline_json) runs on every input too: an error or strict JSON.
+ * The pipeline expansion (vp_plan_expand_pipeline_json) runs on every input too: an error or strict JSON; the
+ * suggestions (vp_estimate_with_suggestions) on one in four.
  * A broken promise aborts, which libFuzzer reports as a crash with the input saved. */
 #include <stdint.h>
 #include <stdio.h>
@@ -141,6 +142,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         CHECK(vp_json_check(text, &jerr) == VP_OK);
         vp_free(a);
         vp_free(b);
+        /* the planning layer on a tight plan (one input in four, by its first byte: each costs up to ~90 more
+         * estimates): every suggestion is a re-estimate that saves memory and says what it changes */
+        if (size > 0 && (data[0] & 6) == 0 && vp_estimate_with_suggestions(plan, e, &err) == VP_OK) {
+            check_estimate(e);
+            CHECK(e->n_suggestions >= 0 && e->n_suggestions <= VP_MAX_SUGGESTIONS);
+            for (int i = 0; i < e->n_suggestions; i++) {
+                const vp_suggestion *g = &e->suggestions[i];
+                CHECK(g->id[0] && g->change[0] && utf8_ok(g->change) && g->saves_bytes > 0 && (g->fits == 0 || g->fits == 1));
+                CHECK(strcmp(g->id, "combined") != 0 || g->ids[0]);
+            }
+        }
     }
     free(e);
     vp_plan_free(plan);
