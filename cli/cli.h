@@ -31,6 +31,8 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
 void cli_print_plan_flags(FILE *f);
 /* --model of a diffusion pipeline preset: add its other components as instances (pipeline_expand.c). */
 void cli_expand_pipeline(struct cJSON *plan, int seq_given);
+/* stderr note where a plan file runs a diffusion pipeline preset without the components --model would add */
+void cli_note_unexpanded(const struct cJSON *plan);
 /* A non-negative whole number for flag; prints "vramplan CMD: FLAG needs ..." and returns 0 if not. */
 int cli_parse_count(const char *cmd, const char *flag, const char *s, long long *out);
 int cmd_calibrate(int argc, char **argv);

@@ -369,6 +369,7 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
             cJSON_DeleteItemFromObjectCaseSensitive(wl, "seq");
         }
     }
+    if (plan_path) cli_note_unexpanded(plan);
     if (!plan_path) {
         int seq_given = 0;
         for (int k = 1; k < argc; k++) seq_given |= !strcmp(argv[k], "--seq");

@@ -95,6 +95,14 @@ fi
 # --autocast: the plan's instances[].autocast (a bf16 DiT under accelerate's autocast); refused where it means nothing
 expect 0 "" -- estimate --model cogvideox-2b --lora 16 --precision bf16 --frames 49 --height 480 --width 720 --autocast --json
 expect 3 "instances[0].autocast" -- estimate --model gpt2 --precision bf16 --autocast
+# a plan file is taken as written: a diffusion pipeline preset alone in inference gets a note naming what --model adds
+printf '{"schema":"vramplan/plan@1","workload":{"mode":"infer","batch":1,"frames":17,"height":256,"width":256},"instances":[{"model":{"preset":"cogvideox-2b"}}]}' >"$WORK/pipe.json"
+expect 0 "the 2 other components (text encoders, VAE) are not estimated" -- estimate --plan "$WORK/pipe.json" --json
+expect 0 "" -- estimate --plan "$FX/../../examples/cogvideox-unlearning.json" --json
+if grep -q "note:" "$ERR"; then
+    echo "FAIL: a plan file that lists its components gets no note"
+    fails=$((fails + 1))
+fi
 expect 0 "" -- gpus --json
 expect_stdin 0 "" "$P/good-gpt2.json" -- estimate --plan - --json
 
