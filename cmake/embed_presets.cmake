@@ -45,6 +45,10 @@ foreach(f IN LISTS model_files)
   # line breaks and the indentation after them (never inside a JSON string, which cannot hold a raw newline):
   # about 1 KB less gzip in the page's WASM
   string(REGEX REPLACE "\r?\n[ \t]*" "" txt "${txt}")
+  # string(JSON REMOVE) above writes `"key" : value` and `[ a, b ]`: the spaces go (an escaped quote stays as it is)
+  string(REGEX REPLACE "([^\\])\" : " "\\1\":" txt "${txt}")
+  string(REPLACE "[ " "[" txt "${txt}")
+  string(REPLACE " ]" "]" txt "${txt}")
   string(APPEND bundle "${sep}${txt}")
   set(sep ",")
 endforeach()
