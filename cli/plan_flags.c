@@ -300,7 +300,7 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
                 set_num(l, "r", r);
                 set_num(l, "alpha", 2 * r);
             }
-        } else if (!strcmp(a, "--lora-targets")) {
+        } else if (!strcmp(a, "--lora-targets") || !strcmp(a, "--lora-dtype")) {
             NEEDV();
             INST();
             if (!has_lora(argc, argv, in0)) {
@@ -309,22 +309,16 @@ int cli_plan_from_flags(const char *cmd, int argc, char **argv, cli_flag_fn extr
                 goto out;
             }
             cJSON *l = obj(obj(in0, "finetune"), "lora");
-            cJSON_DeleteItemFromObjectCaseSensitive(l, "targets");
-            cJSON *t = cJSON_AddArrayToObject(l, "targets");
-            char buf[512];
-            snprintf(buf, sizeof buf, "%s", v);
-            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
-                cJSON_AddItemToArray(t, cJSON_CreateString(tok));
-        } else if (!strcmp(a, "--lora-dtype")) {
-            /* the value is the core's to check (plan_parse.c: finetune.lora.dtype) */
-            NEEDV();
-            INST();
-            if (!has_lora(argc, argv, in0)) {
-                fprintf(stderr, "vramplan %s: %s needs --lora R or --qlora\n", cmd, a);
-                rc = EXIT_USAGE;
-                goto out;
+            if (!strcmp(a, "--lora-dtype")) {
+                set_str(l, "dtype", v); /* the value is the core's to check (plan_parse.c: finetune.lora.dtype) */
+            } else {
+                cJSON_DeleteItemFromObjectCaseSensitive(l, "targets");
+                cJSON *t = cJSON_AddArrayToObject(l, "targets");
+                char buf[512];
+                snprintf(buf, sizeof buf, "%s", v);
+                for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+                    cJSON_AddItemToArray(t, cJSON_CreateString(tok));
             }
-            set_str(obj(obj(in0, "finetune"), "lora"), "dtype", v);
         } else if (!strcmp(a, "--autocast")) {
             INST();
             cJSON_DeleteItemFromObjectCaseSensitive(in0, "autocast");

@@ -250,11 +250,11 @@ static int r_diff_precompute(vp_plan *p, char *c, size_t n) {
 static int r_vae_tiling(vp_plan *p, char *c, size_t n) {
     if (p->diff.vae_tiling) return 0;
     int any = 0;
+    int64_t f, h, w, th, tw;
+    vp_pipeline_size(p, &f, &h, &w);
     for (int i = 0; i < p->n_instances; i++) {
         const vp_arch *a = &p->inst[i].arch;
         if (!VP_DC_IS_VAE(a->dclass)) continue;
-        int64_t f, h, w, th, tw;
-        vp_pipeline_size(p, &f, &h, &w);
         vp_vae_tile(a, h, w, 1, &th, &tw);
         any |= th < h || tw < w;
     }
@@ -381,16 +381,12 @@ static void combine(const vp_plan *plan, int64_t peak0, unsigned banned, vp_plan
     out->fits = 0;
     out->used = 0;
     out->first = -1;
-    unsigned done = 0;
+    unsigned done = 0, alts = 0; /* alts: the alternative groups a change made already belongs to */
     for (int step = 0; step < 4 && out->fits < 2; step++) {
         int best_k = -1, best_fits = 0;
         int64_t best_peak = out->peak - out->peak / 100;
         for (size_t k = 0; k < N_REMEDIES; k++) {
-            if (((done | banned) & (1u << k)) || k_remedies[k].slow) continue;
-            int taken = 0; /* an alternative to a change already made (sequential after model offload) */
-            for (size_t j = 0; j < N_REMEDIES; j++)
-                taken |= (done & (1u << j)) && k_remedies[k].alt && k_remedies[j].alt == k_remedies[k].alt;
-            if (taken) continue;
+            if (((done | banned) & (1u << k)) || k_remedies[k].slow || (alts & (1u << k_remedies[k].alt))) continue;
             *copy = *cur;
             char change[160];
             if (!k_remedies[k].fn(copy, change, sizeof change)) continue;
@@ -407,6 +403,7 @@ static void combine(const vp_plan *plan, int64_t peak0, unsigned banned, vp_plan
         }
         if (best_k < 0) break;
         done |= 1u << best_k;
+        if (k_remedies[best_k].alt) alts |= 1u << k_remedies[best_k].alt;
         if (out->first < 0) out->first = best_k;
         *cur = *best_plan;
         out->peak = best_peak;
